@@ -1532,7 +1532,8 @@ mcpool_status mcpool_config_set_operation_callback(mcpool_config *config,
 
 /**
  * Sets the option `name` (`name_len` bytes) to `value` (`value_len` bytes, its text form),
- * both UTF-8 with no NUL needed (`key_prefix`'s value may be any bytes, as
+ * both `const char *` as every name of the C ABI (a string literal goes as it is, in C and
+ * C++: tester finding cteam 2), UTF-8 with no NUL needed (`key_prefix`'s value may be any bytes, as
  * `mcpool_config_set_key_prefix` takes them: the protocol's key rule checks them when the
  * client is built), from the core's option table (`mcpool_option_name`). Value
  * forms: durations `250ms`, `1.5s`, `2s`, `500us` or a bare number of milliseconds (`0` where
@@ -1554,9 +1555,9 @@ mcpool_status mcpool_config_set_operation_callback(mcpool_config *config,
  * are NULL or valid for their lengths.
  */
 mcpool_status mcpool_config_set(mcpool_config *config,
-                                const uint8_t *name,
+                                const char *name,
                                 size_t name_len,
-                                const uint8_t *value,
+                                const char *value,
                                 size_t value_len);
 
 /**
@@ -1575,11 +1576,11 @@ mcpool_status mcpool_config_set(mcpool_config *config,
  * As `mcpool_config_set`; `given` is NULL or valid for `given_len` bytes.
  */
 mcpool_status mcpool_config_set_as(mcpool_config *config,
-                                   const uint8_t *given,
+                                   const char *given,
                                    size_t given_len,
-                                   const uint8_t *name,
+                                   const char *name,
                                    size_t name_len,
-                                   const uint8_t *value,
+                                   const char *value,
                                    size_t value_len);
 
 /**
@@ -1634,7 +1635,7 @@ const char *mcpool_option_default(size_t i);
  * # Safety
  * `name` is NULL or valid for `name_len` bytes; `out_index` is NULL or valid for a write.
  */
-mcpool_status mcpool_option_find(const uint8_t *name,
+mcpool_status mcpool_option_find(const char *name,
                                  size_t name_len,
                                  size_t *out_index);
 

@@ -30,7 +30,8 @@ pub(crate) fn option_failure(e: &Error) -> Failure {
 }
 
 /// Sets the option `name` (`name_len` bytes) to `value` (`value_len` bytes, its text form),
-/// both UTF-8 with no NUL needed (`key_prefix`'s value may be any bytes, as
+/// both `const char *` as every name of the C ABI (a string literal goes as it is, in C and
+/// C++: tester finding cteam 2), UTF-8 with no NUL needed (`key_prefix`'s value may be any bytes, as
 /// `mcpool_config_set_key_prefix` takes them: the protocol's key rule checks them when the
 /// client is built), from the core's option table (`mcpool_option_name`). Value
 /// forms: durations `250ms`, `1.5s`, `2s`, `500us` or a bare number of milliseconds (`0` where
@@ -53,11 +54,12 @@ pub(crate) fn option_failure(e: &Error) -> Failure {
 #[no_mangle]
 pub unsafe extern "C" fn mcpool_config_set(
     config: *mut mcpool_config,
-    name: *const u8,
+    name: *const c_char,
     name_len: usize,
-    value: *const u8,
+    value: *const c_char,
     value_len: usize,
 ) -> mcpool_status {
+    let (name, value) = (name.cast::<u8>(), value.cast::<u8>());
     landingpad(|| {
         if config.is_null() {
             return Err(Failure::invalid("config is NULL"));
@@ -91,13 +93,14 @@ pub unsafe extern "C" fn mcpool_config_set(
 #[no_mangle]
 pub unsafe extern "C" fn mcpool_config_set_as(
     config: *mut mcpool_config,
-    given: *const u8,
+    given: *const c_char,
     given_len: usize,
-    name: *const u8,
+    name: *const c_char,
     name_len: usize,
-    value: *const u8,
+    value: *const c_char,
     value_len: usize,
 ) -> mcpool_status {
+    let (given, name, value) = (given.cast::<u8>(), name.cast::<u8>(), value.cast::<u8>());
     landingpad(|| {
         // SAFETY: the caller promises `given_len` readable bytes at a non-NULL `given`.
         let given = unsafe { text(given, given_len, "argument name", "") }?;
@@ -279,10 +282,11 @@ pub extern "C" fn mcpool_option_default(i: usize) -> *const c_char {
 /// `name` is NULL or valid for `name_len` bytes; `out_index` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn mcpool_option_find(
-    name: *const u8,
+    name: *const c_char,
     name_len: usize,
     out_index: *mut usize,
 ) -> mcpool_status {
+    let name = name.cast::<u8>();
     landingpad(|| {
         ptr::out(out_index, "out_index")?;
         // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
@@ -332,7 +336,7 @@ mod tests {
         let find = |n: &str| {
             let mut i = usize::MAX;
             // SAFETY: `n` is valid for its length; `i` is a valid out pointer.
-            let st = unsafe { mcpool_option_find(n.as_ptr(), n.len(), &mut i) };
+            let st = unsafe { mcpool_option_find(n.as_ptr().cast(), n.len(), &mut i) };
             (st, i)
         };
         let (st, io) = find("io_timeout");
@@ -356,7 +360,7 @@ mod tests {
         assert_eq!(find("io_timout").0, mcpool_status::MCPOOL_CONFIG);
         assert!(crate::last_error::current().contains("io_timeout"));
         // SAFETY: a NULL out pointer is refused before anything is written.
-        let st = unsafe { mcpool_option_find(b"x".as_ptr(), 1, std::ptr::null_mut()) };
+        let st = unsafe { mcpool_option_find(b"x".as_ptr().cast(), 1, std::ptr::null_mut()) };
         assert_eq!(st, mcpool_status::MCPOOL_INVALID_ARGUMENT);
     }
 
@@ -384,7 +388,13 @@ mod tests {
             unsafe {
                 assert_eq!(mcpool_config_new(&mut cfg), mcpool_status::MCPOOL_OK);
                 let set = |v: &[u8]| {
-                    mcpool_config_set(cfg, name.as_ptr(), name.len(), v.as_ptr(), v.len())
+                    mcpool_config_set(
+                        cfg,
+                        name.as_ptr().cast(),
+                        name.len(),
+                        v.as_ptr().cast(),
+                        v.len(),
+                    )
                 };
                 assert_eq!(
                     set(default.as_bytes()),

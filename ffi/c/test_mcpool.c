@@ -160,10 +160,10 @@ static void test_config(void) {
     EXPECT(mcpool_config_set_key_prefix(cfg, K("app\t")), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "white space") != NULL);
     EXPECT(mcpool_config_set_key_prefix(cfg, K(" app")), MCPOOL_CONFIG);
-    EXPECT(mcpool_config_set(cfg, K("key_prefix"), K("app\t")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, S("key_prefix"), S("app\t")), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "key_prefix") != NULL);
-    EXPECT(mcpool_config_set(cfg, K("key_prefix"), K(" app\n")), MCPOOL_CONFIG);
-    EXPECT(mcpool_config_set(cfg, K("key_prefix"), K("app ")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, S("key_prefix"), S(" app\n")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, S("key_prefix"), S("app ")), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set_max_size(cfg, 0), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set_connect_timeout_ms(cfg, 0), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set_io_timeout_ms(cfg, 0), MCPOOL_CONFIG);
@@ -174,8 +174,8 @@ static void test_config(void) {
     EXPECT(mcpool_config_set_max_value_size(cfg, 0), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set_compression_ratio(cfg, NAN), MCPOOL_CONFIG);
     EXPECT(mcpool_status_class(MCPOOL_CONFIG), MCPOOL_CLASS_CONFIGURATION);
-    EXPECT(mcpool_config_set(cfg, K("max_size"), K("0")), MCPOOL_CONFIG);
-    EXPECT(mcpool_config_set(cfg, K("failure_limit"), K("0")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, S("max_size"), S("0")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, S("failure_limit"), S("0")), MCPOOL_CONFIG);
 
     /* NULL configuration everywhere. */
     EXPECT(mcpool_config_add_server(NULL, server, strlen(server), 1), MCPOOL_INVALID_ARGUMENT);
@@ -231,7 +231,7 @@ static void test_config_validation(void) {
         EXPECT(mcpool_config_set_distribution(lc, longname, sizeof longname), MCPOOL_CONFIG);
         EXPECT(mcpool_config_set_failover(lc, longname, sizeof longname), MCPOOL_CONFIG);
         EXPECT(mcpool_config_add_server(lc, longname, sizeof longname, 1), MCPOOL_CONFIG);
-        EXPECT(mcpool_config_set(lc, (const uint8_t *)"servers", 7, (const uint8_t *)longname,
+        EXPECT(mcpool_config_set(lc, "servers", 7, longname,
                                  sizeof longname),
                MCPOOL_CONFIG);
         EXPECT(mcpool_config_set_distribution(lc, NULL, 3), MCPOOL_INVALID_ARGUMENT);
@@ -245,7 +245,7 @@ static void test_config_validation(void) {
         EXPECT(mcpool_config_set_tls_server_name(lc, longname, sizeof longname), MCPOOL_CONFIG);
         EXPECT(mcpool_config_set_tls_client_cert(lc, "\xff", 1, S("k")), MCPOOL_CONFIG);
         EXPECT(mcpool_config_set_sasl_plain(lc, S("tabby"), S("p\tw")), MCPOOL_OK);
-        EXPECT(mcpool_config_set(lc, (const uint8_t *)"sasl_password", 13, (const uint8_t *)"p\tw", 3),
+        EXPECT(mcpool_config_set(lc, "sasl_password", 13, "p\tw", 3),
                MCPOOL_OK);
         mcpool_config_free(lc);
     }
@@ -833,7 +833,7 @@ static void test_server_weight_in_address(void) {
     const char *list = "127.0.0.1:21911:3,127.0.0.1:21912";
     mcpool_config *cfg = NULL;
     EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
-    EXPECT(mcpool_config_set(cfg, K("servers"), K(list)), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("servers"), S(list)), MCPOOL_OK);
     int by_option = weight_on_first(cfg, NULL);
     CHECK(by_option > 650 && by_option < 850);
 
@@ -858,7 +858,7 @@ static void test_server_weight_in_address(void) {
      * addresses 3: it said only "not UTF-8") */
     CHECK(strstr(mcpool_last_error_message(), "\"/tmp/caf\\xe9.sock\"") != NULL);
     CHECK(strstr(mcpool_last_error_message(), "not UTF-8") != NULL);
-    EXPECT(mcpool_config_set(cfg, K("servers"), K("127.0.0.1:1,/tmp/caf\xe9.sock")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, S("servers"), S("127.0.0.1:1,/tmp/caf\xe9.sock")), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "/tmp/caf\\xe9.sock") != NULL);
     /* a user:password@ before a host is refused and never shown, whatever the password
      * holds, through every entry point that takes an address (tester finding retest15 3) */
@@ -870,13 +870,13 @@ static void test_server_weight_in_address(void) {
             size_t len = strlen(pw[i]);
             EXPECT(mcpool_config_add_server(cfg, pw[i], len, 1), MCPOOL_CONFIG);
             CHECK(strstr(mcpool_last_error_message(), "r1t") == NULL);
-            EXPECT(mcpool_config_set(cfg, K("servers"), (const uint8_t *)pw[i], len),
+            EXPECT(mcpool_config_set(cfg, S("servers"), pw[i], len),
                    MCPOOL_CONFIG);
             CHECK(strstr(mcpool_last_error_message(), "r1t") == NULL);
             CHECK(strstr(mcpool_last_error_message(), "<userinfo hidden>@") != NULL);
         }
         /* a control character in it: refused as such, still hidden (retest16 1) */
-        EXPECT(mcpool_config_set(cfg, K("servers"), K("bob:Sekr1t\t@h:1")), MCPOOL_CONFIG);
+        EXPECT(mcpool_config_set(cfg, S("servers"), S("bob:Sekr1t\t@h:1")), MCPOOL_CONFIG);
         CHECK(strstr(mcpool_last_error_message(), "r1t") == NULL);
         /* the core's rule for a binding's own messages: mcpool_address_shown */
         char buf[64];
@@ -896,7 +896,7 @@ static void test_server_weight_in_address(void) {
         EXPECT(mcpool_address_shown("a", 1, buf, sizeof buf, NULL), MCPOOL_INVALID_ARGUMENT);
         /* a password holding the list's separator: never split into a piece that shows it
          * (tester finding retest18 3), by the servers option and by the core's split */
-        EXPECT(mcpool_config_set(cfg, K("servers"), K("a:1,bob:Se,cr3t@h:1")), MCPOOL_CONFIG);
+        EXPECT(mcpool_config_set(cfg, S("servers"), S("a:1,bob:Se,cr3t@h:1")), MCPOOL_CONFIG);
         CHECK(strstr(mcpool_last_error_message(), "bob") == NULL);
         CHECK(strstr(mcpool_last_error_message(), "cr3t") == NULL);
         CHECK(strstr(mcpool_last_error_message(), "<userinfo hidden>@h:1") != NULL);
@@ -911,11 +911,11 @@ static void test_server_weight_in_address(void) {
         CHECK(strstr(mcpool_last_error_message(), "<userinfo hidden>@h:1;b:2") != NULL);
         CHECK(strstr(mcpool_last_error_message(), "Se") == NULL);
         list = "/tmp/a;bob:Secr3t@h:1"; /* retest21 2: the option's own message hides it too */
-        EXPECT(mcpool_config_set(cfg, K("servers"), (const uint8_t *)list, strlen(list)),
+        EXPECT(mcpool_config_set(cfg, S("servers"), list, strlen(list)),
                MCPOOL_CONFIG);
         CHECK(strstr(mcpool_last_error_message(), "Secr3t") == NULL);
         list = "/tmp/a.sock,bob:Secr3t@127.0.0.1"; /* retest19 1: never one socket path */
-        EXPECT(mcpool_config_set(cfg, K("servers"), (const uint8_t *)list, strlen(list)),
+        EXPECT(mcpool_config_set(cfg, S("servers"), list, strlen(list)),
                MCPOOL_CONFIG);
         CHECK(strstr(mcpool_last_error_message(), "Secr3t") == NULL);
         EXPECT(mcpool_server_list_split(NULL, 0, NULL, 0, NULL, 0, &n), MCPOOL_OK);
@@ -927,14 +927,14 @@ static void test_server_weight_in_address(void) {
     }
     /* a name that is no option is that error, whatever its value (tester finding retest14
      * 6: it said the value is not UTF-8) */
-    EXPECT(mcpool_config_set(cfg, K("server"), K("127.0.0.1:1,/tmp/caf\xe9.sock")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, S("server"), S("127.0.0.1:1,/tmp/caf\xe9.sock")), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "unknown option") != NULL);
     CHECK(strstr(mcpool_last_error_message(), "not UTF-8") == NULL);
     /* a weight of 0 beside the address is the same configuration error as one in it */
     EXPECT(mcpool_config_add_server(cfg, S("127.0.0.1:21911"), 0), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "127.0.0.1:21911") != NULL);
     CHECK(strstr(mcpool_last_error_message(), "weight must be at least 1") != NULL);
-    EXPECT(mcpool_config_set(cfg, K("servers"), K("127.0.0.1:21911:0")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, S("servers"), S("127.0.0.1:21911:0")), MCPOOL_CONFIG);
     mcpool_config_free(cfg);
 
     /* Run time: the same list through set_servers places keys alike. */
@@ -2287,9 +2287,9 @@ static mcpool_client *traced_client(const char *addr, struct ops *o, int fail_op
     EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
     EXPECT(mcpool_config_add_server(cfg, S(addr), 1), MCPOOL_OK);
     EXPECT(mcpool_config_set_min_idle(cfg, 0), MCPOOL_OK);
-    EXPECT(mcpool_config_set(cfg, K("io_timeout"), K("300ms")), MCPOOL_OK);
-    EXPECT(mcpool_config_set(cfg, K("failure_limit"), K("1000")), MCPOOL_OK);
-    if (fail_open) EXPECT(mcpool_config_set(cfg, K("fail_open"), K("true")), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("io_timeout"), S("300ms")), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("failure_limit"), S("1000")), MCPOOL_OK);
+    if (fail_open) EXPECT(mcpool_config_set(cfg, S("fail_open"), S("true")), MCPOOL_OK);
     EXPECT(mcpool_config_set_operation_callback(cfg, on_op, o), MCPOOL_OK);
     EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
     mcpool_config_free(cfg);
@@ -2403,8 +2403,8 @@ static void test_options(void) {
     /* a duration's bare number is ms in the text form, seconds where a binding's language
      * gives a number (docwalk 1); other rows alike in both */
     size_t io_row = 0, size = 0;
-    EXPECT(mcpool_option_find(K("io_timeout"), &io_row), MCPOOL_OK);
-    EXPECT(mcpool_option_find(K("max_size"), &size), MCPOOL_OK);
+    EXPECT(mcpool_option_find(S("io_timeout"), &io_row), MCPOOL_OK);
+    EXPECT(mcpool_option_find(S("max_size"), &size), MCPOOL_OK);
     CHECK(strstr(mcpool_option_doc(io_row), "duration, ms for a bare number;") != NULL);
     CHECK(strstr(mcpool_option_doc_seconds(io_row), "duration, seconds for a number;") != NULL);
     CHECK(strcmp(mcpool_option_doc(size), mcpool_option_doc_seconds(size)) == 0);
@@ -2420,16 +2420,16 @@ static void test_options(void) {
         saw_preset |= strcmp(name, "preset") == 0;
         mcpool_config *cfg = NULL;
         EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
-        mcpool_status st = mcpool_config_set(cfg, K(name), K(def));
+        mcpool_status st = mcpool_config_set(cfg, S(name), S(def));
         if (st != MCPOOL_OK) fprintf(stderr, "option %s = \"%s\"\n", name, def);
         EXPECT(st, MCPOOL_OK);
         /* a NUL byte: no option takes it (a SASL credential takes any other byte), but the
          * key prefix, bytes as a key is (refused by the text protocol when the client is
          * built, sent base64 on meta: test_key_prefix_bytes) */
-        st = mcpool_config_set(cfg, K(name), (const uint8_t *)"\000bad", 4);
+        st = mcpool_config_set(cfg, S(name), "\000bad", 4);
         if (strcmp(name, "key_prefix") == 0) {
             EXPECT(st, MCPOOL_OK);
-            st = mcpool_config_set(cfg, K(name), (const uint8_t *)"bad ", 4);
+            st = mcpool_config_set(cfg, S(name), "bad ", 4);
         }
         if (st != MCPOOL_CONFIG) fprintf(stderr, "option %s = \"\\000bad\"\n", name);
         EXPECT(st, MCPOOL_CONFIG);
@@ -2448,50 +2448,50 @@ static void test_options(void) {
     mcpool_config *cfg = NULL;
     EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
     /* Unknown names suggest close ones; bad values name the value and the accepted form. */
-    EXPECT(mcpool_config_set(cfg, K("io_timout"), K("1s")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, S("io_timout"), S("1s")), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "io_timeout") != NULL);
-    EXPECT(mcpool_config_set(cfg, K("io_timeout"), K("soon")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, S("io_timeout"), S("soon")), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "soon") != NULL &&
           strstr(mcpool_last_error_message(), "250ms") != NULL);
-    EXPECT(mcpool_config_set(cfg, K("io_timeout"), K("0")), MCPOOL_CONFIG);
-    EXPECT(mcpool_config_set(cfg, K("max_size"), K("0")), MCPOOL_CONFIG);
-    EXPECT(mcpool_config_set(cfg, K("preset"), K("pylibmcc")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, S("io_timeout"), S("0")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, S("max_size"), S("0")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, S("preset"), S("pylibmcc")), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "pylibmc") != NULL);
     /* Which option a name is, by the core's one spelling rule, and whether it takes a
      * duration: what a binding converts a number of seconds by. */
     size_t io = 0, found = 0;
-    EXPECT(mcpool_option_find(K("io_timeout"), &io), MCPOOL_OK);
+    EXPECT(mcpool_option_find(S("io_timeout"), &io), MCPOOL_OK);
     CHECK(strcmp(mcpool_option_name(io), "io_timeout") == 0 && mcpool_option_is_duration(io));
     const char *spellings[] = {"io-timeout", "IO_TIMEOUT", "Io-Timeout"};
     for (size_t i = 0; i < sizeof spellings / sizeof *spellings; i++) {
         found = (size_t)-1;
-        EXPECT(mcpool_option_find(K(spellings[i]), &found), MCPOOL_OK);
+        EXPECT(mcpool_option_find(S(spellings[i]), &found), MCPOOL_OK);
         CHECK(found == io);
     }
-    EXPECT(mcpool_option_find(K("Max-Size"), &found), MCPOOL_OK);
+    EXPECT(mcpool_option_find(S("Max-Size"), &found), MCPOOL_OK);
     CHECK(strcmp(mcpool_option_name(found), "max_size") == 0 && !mcpool_option_is_duration(found));
     CHECK(!mcpool_option_is_duration(n));
     /* A secret (its value never shown): the SASL password, and no other option. */
-    EXPECT(mcpool_option_find(K("SASL-Password"), &found), MCPOOL_OK);
+    EXPECT(mcpool_option_find(S("SASL-Password"), &found), MCPOOL_OK);
     CHECK(mcpool_option_is_secret(found) && !mcpool_option_is_secret(io) && !mcpool_option_is_secret(n));
     found = 7;
-    EXPECT(mcpool_option_find(K("io_timout"), &found), MCPOOL_CONFIG);
+    EXPECT(mcpool_option_find(S("io_timout"), &found), MCPOOL_CONFIG);
     CHECK(found == 7 && strstr(mcpool_last_error_message(), "io_timeout") != NULL);
-    EXPECT(mcpool_option_find(K("io_timeout"), NULL), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_option_find(S("io_timeout"), NULL), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_option_find(NULL, 3, &found), MCPOOL_INVALID_ARGUMENT);
     /* NULL handling: a NULL config or a NULL name is an argument error; a NULL value of
      * length 0 is the empty text. */
-    EXPECT(mcpool_config_set(NULL, K("io_timeout"), K("1s")), MCPOOL_INVALID_ARGUMENT);
-    EXPECT(mcpool_config_set(cfg, NULL, 3, K("1s")), MCPOOL_INVALID_ARGUMENT);
-    EXPECT(mcpool_config_set(cfg, K("io_timeout"), NULL, 2), MCPOOL_INVALID_ARGUMENT);
-    EXPECT(mcpool_config_set(cfg, K("key_prefix"), NULL, 0), MCPOOL_OK);
-    EXPECT(mcpool_config_set(cfg, K("io_timeout"), (const uint8_t *)"\xff\xfe", 2), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(NULL, S("io_timeout"), S("1s")), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set(cfg, NULL, 3, S("1s")), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set(cfg, S("io_timeout"), NULL, 2), MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_config_set(cfg, S("key_prefix"), NULL, 0), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("io_timeout"), "\xff\xfe", 2), MCPOOL_CONFIG);
     /* A client configured by name only works. */
-    EXPECT(mcpool_config_set(cfg, K("preset"), K("cache-memcached-fast")), MCPOOL_OK);
-    EXPECT(mcpool_config_set(cfg, K("servers"), K(server)), MCPOOL_OK);
-    EXPECT(mcpool_config_set(cfg, K("io-timeout"), K("1.5s")), MCPOOL_OK);
-    EXPECT(mcpool_config_set(cfg, K("max_size"), K("4")), MCPOOL_OK);
-    EXPECT(mcpool_config_set(cfg, K("key_prefix"), K(prefix)), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("preset"), S("cache-memcached-fast")), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("servers"), S(server)), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("io-timeout"), S("1.5s")), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("max_size"), S("4")), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("key_prefix"), S(prefix)), MCPOOL_OK);
     mcpool_client *c = NULL;
     EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
     mcpool_config_free(cfg);
@@ -2569,10 +2569,10 @@ static void test_set_multi_ttl(mcpool_client *c) {
         mcpool_config *cfg = NULL;
         mcpool_client *raw = NULL;
         EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
-        EXPECT(mcpool_config_set(cfg, K("servers"), K(server)), MCPOOL_OK);
-        EXPECT(mcpool_config_set(cfg, K("protocol"), K(proto)), MCPOOL_OK);
-        EXPECT(mcpool_config_set(cfg, K("value_format"), K("libmemcached")), MCPOOL_OK);
-        EXPECT(mcpool_config_set(cfg, K("key_prefix"), K(prefix)), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, S("servers"), S(server)), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, S("protocol"), S(proto)), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, S("value_format"), S("libmemcached")), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, S("key_prefix"), S(prefix)), MCPOOL_OK);
         EXPECT(mcpool_client_new(cfg, &raw), MCPOOL_OK);
         mcpool_config_free(cfg);
         mcpool_item *never = NULL, *always = NULL;
@@ -2801,8 +2801,8 @@ static void test_flags_round_trip(void) {
                 mcpool_client *pc = NULL;
                 EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
                 EXPECT(mcpool_config_add_server(cfg, server, strlen(server), 1), MCPOOL_OK);
-                if (sets[i][0]) EXPECT(mcpool_config_set(cfg, K("preset"), K(sets[i][0])), MCPOOL_OK);
-                if (sets[i][1]) EXPECT(mcpool_config_set(cfg, K(sets[i][1]), K(sets[i][2])), MCPOOL_OK);
+                if (sets[i][0]) EXPECT(mcpool_config_set(cfg, S("preset"), S(sets[i][0])), MCPOOL_OK);
+                if (sets[i][1]) EXPECT(mcpool_config_set(cfg, S(sets[i][1]), S(sets[i][2])), MCPOOL_OK);
                 EXPECT(mcpool_client_new(cfg, &pc), MCPOOL_OK);
                 mcpool_config_free(cfg);
                 EXPECT(mcpool_client_value_format(pc, &name, &len), MCPOOL_OK);
@@ -2846,10 +2846,10 @@ static void test_flags_round_trip(void) {
         mcpool_config *cfg = NULL;
         mcpool_client *m = NULL;
         EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
-        EXPECT(mcpool_config_set(cfg, K("servers"), K(server)), MCPOOL_OK);
-        EXPECT(mcpool_config_set(cfg, K("protocol"), K("meta")), MCPOOL_OK);
-        EXPECT(mcpool_config_set(cfg, K("value_format"), K("spymemcached")), MCPOOL_OK);
-        EXPECT(mcpool_config_set(cfg, K("key_prefix"), K(prefix)), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, S("servers"), S(server)), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, S("protocol"), S("meta")), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, S("value_format"), S("spymemcached")), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, S("key_prefix"), S(prefix)), MCPOOL_OK);
         EXPECT(mcpool_client_new(cfg, &m), MCPOOL_OK);
         mcpool_config_free(cfg);
         if (m) {
@@ -2918,10 +2918,10 @@ static void test_compression_due_and_level(void) {
     mcpool_client *at_least = NULL, *above = NULL;
     bool due = true;
     EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
-    EXPECT(mcpool_config_set(cfg, K("servers"), K(server)), MCPOOL_OK);
-    EXPECT(mcpool_config_set(cfg, K("key_prefix"), K(prefix)), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("servers"), S(server)), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("key_prefix"), S(prefix)), MCPOOL_OK);
     EXPECT(mcpool_client_new(cfg, &at_least), MCPOOL_OK);
-    EXPECT(mcpool_config_set(cfg, K("preset"), K("python-memcached")), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("preset"), S("python-memcached")), MCPOOL_OK);
     EXPECT(mcpool_client_new(cfg, &above), MCPOOL_OK);
     mcpool_config_free(cfg);
     if (!at_least || !above) return;
@@ -3390,7 +3390,7 @@ static void test_resolver(void) {
     EXPECT(mcpool_config_add_server(cfg, S("cache.service.test:11211"), 1), MCPOOL_OK);
     EXPECT(mcpool_config_set_resolver(NULL, resolve_to_port, &port), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_resolver(cfg, resolve_to_port, &port), MCPOOL_OK);
-    EXPECT(mcpool_config_set(cfg, K("resolve_interval"), K("100ms")), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("resolve_interval"), S("100ms")), MCPOOL_OK);
     EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
     char key[128];
     snprintf(key, sizeof key, "%sresolved", prefix);
@@ -3404,7 +3404,7 @@ static void test_resolver(void) {
 
     /* A callback that fails: the call fails with a connection-class error, no crash. */
     EXPECT(mcpool_config_set_resolver(cfg, resolve_fails, NULL), MCPOOL_OK);
-    EXPECT(mcpool_config_set(cfg, K("resolve_interval"), K("0")), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("resolve_interval"), S("0")), MCPOOL_OK);
     EXPECT(mcpool_config_set_min_idle(cfg, 0), MCPOOL_OK);
     EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
     item = NULL;
@@ -3437,7 +3437,7 @@ static void test_key_prefix_bytes(void) {
                 const uint8_t *pre = (const uint8_t *)prefixes[i];
                 size_t len = strlen(prefixes[i]);
                 EXPECT(setter ? mcpool_config_set_key_prefix(cfg, pre, len)
-                              : mcpool_config_set(cfg, K("key_prefix"), pre, len),
+                              : mcpool_config_set(cfg, S("key_prefix"), prefixes[i], len),
                        MCPOOL_OK);
                 mcpool_client *c = NULL;
                 mcpool_status st = mcpool_client_new(cfg, &c);

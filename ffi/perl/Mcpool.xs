@@ -1545,8 +1545,7 @@ static void
 mcp_config_set(pTHX_ mcpool_config *cfg, const char *who, const char *name, const char *value,
                STRLEN vlen)
 {
-    mcpool_status st = mcpool_config_set(cfg, (const uint8_t *)name, strlen(name),
-                                         (const uint8_t *)value, vlen);
+    mcpool_status st = mcpool_config_set(cfg, name, strlen(name), value, vlen);
     if (st != MCPOOL_OK)
         croak("%s: %s", who, mcpool_last_error_message());
 }
@@ -1557,9 +1556,8 @@ static void
 mcp_config_set_as(pTHX_ mcpool_config *cfg, const char *who, const char *given, const char *name,
                   const char *value, STRLEN vlen)
 {
-    mcpool_status st = mcpool_config_set_as(cfg, (const uint8_t *)given, strlen(given),
-                                            (const uint8_t *)name, strlen(name),
-                                            (const uint8_t *)value, vlen);
+    mcpool_status st = mcpool_config_set_as(cfg, given, strlen(given), name, strlen(name),
+                                            value, vlen);
     if (st != MCPOOL_OK)
         croak("%s: %s", who, mcpool_last_error_message());
 }
@@ -3044,7 +3042,7 @@ _option_canonical(name)
         /* the core's name of the option a name is in any spelling the core reads
            ("IO-Timeout" is io_timeout: mcpool_option_find's rule); undef if none */
         want = SvPV(name, len);
-        if (mcpool_option_find((const uint8_t *)want, (size_t)len, &i) == MCPOOL_OK)
+        if (mcpool_option_find(want, (size_t)len, &i) == MCPOOL_OK)
             RETVAL = newSVpv(mcpool_option_name(i), 0);
         else
             RETVAL = newSVsv(&PL_sv_undef);
@@ -3062,7 +3060,7 @@ _option_is_duration(name)
         /* whether the core's option of this name (any spelling the core reads) takes a
            duration: the core's answer (mcpool_option_is_duration), as Python asks it */
         want = SvPV(name, len);
-        RETVAL = mcpool_option_find((const uint8_t *)want, (size_t)len, &i) == MCPOOL_OK
+        RETVAL = mcpool_option_find(want, (size_t)len, &i) == MCPOOL_OK
                  && mcpool_option_is_duration(i);
     OUTPUT:
         RETVAL

@@ -72,9 +72,9 @@ fuzz_target!(|data: &[u8]| {
         // Options by name: any bytes as a name, and any bytes as the value of a real option.
         let _ = mcpool_config_set(
             cfg,
-            dist.as_ptr(),
+            dist.as_ptr().cast(),
             dist.len(),
-            prefix.as_ptr(),
+            prefix.as_ptr().cast(),
             prefix.len(),
         );
         let option = mcpool_option_name(
@@ -83,12 +83,12 @@ fuzz_target!(|data: &[u8]| {
         let name = std::ffi::CStr::from_ptr(option).to_bytes();
         let _ = mcpool_config_set(
             cfg,
-            name.as_ptr(),
+            name.as_ptr().cast(),
             name.len(),
-            failover.as_ptr(),
+            failover.as_ptr().cast(),
             failover.len(),
         );
-        let _ = mcpool_config_set(cfg, name.as_ptr(), name.len(), null(), failover.len());
+        let _ = mcpool_config_set(cfg, name.as_ptr().cast(), name.len(), null(), failover.len());
         mcpool_config_free(cfg);
 
         let c = client();

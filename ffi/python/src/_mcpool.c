@@ -1325,9 +1325,9 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
             Py_DECREF(seq);
             goto fail;
         }
-        int r = check_cfg(mcpool_config_set_as(cfg, (const uint8_t *)g, (size_t)gl,
-                                               (const uint8_t *)n, (size_t)nl,
-                                               (const uint8_t *)v, (size_t)vl));
+        int r = check_cfg(mcpool_config_set_as(cfg, (const char *)g, (size_t)gl,
+                                               (const char *)n, (size_t)nl,
+                                               (const char *)v, (size_t)vl));
         Py_DECREF(gown);
         Py_DECREF(nown);
         Py_DECREF(vown);
@@ -4296,7 +4296,7 @@ static PyObject *mod_option(PyObject *m, PyObject *name) {
     if (c == NULL)
         return NULL;
     size_t i = 0;
-    mcpool_status st = mcpool_option_find((const uint8_t *)c, (size_t)n, &i);
+    mcpool_status st = mcpool_option_find((const char *)c, (size_t)n, &i);
     if (st != MCPOOL_OK)
         return raise_status(st);
     return Py_BuildValue("(sOOO)", mcpool_option_name(i),

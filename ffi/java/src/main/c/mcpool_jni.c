@@ -401,7 +401,7 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_configSet(JNIEnv *env, jclass cls, 
         bytes_release(&n);
         return;
     }
-    mcpool_status st = mcpool_config_set(CONFIG(cfg), n.ptr, n.len, v.ptr, v.len);
+    mcpool_status st = mcpool_config_set(CONFIG(cfg), (const char *)n.ptr, n.len, (const char *)v.ptr, v.len);
     bytes_release(&n);
     bytes_release(&v);
     answer(env, st);
