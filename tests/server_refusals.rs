@@ -133,6 +133,15 @@ fn client_sockets_to(port: u16) -> Vec<(u8, u64)> {
     found
 }
 
+/// The client side's connections to `port` whose keepalive timer runs (`tr` 2), with its
+/// expiry in jiffies.
+fn keepalive_timers(port: u16) -> Vec<(u8, u64)> {
+    client_sockets_to(port)
+        .into_iter()
+        .filter(|(tr, _)| *tr == 2)
+        .collect()
+}
+
 /// `tcp_keepalive` (libmemcached's and pylibmc's behaviour) turns SO_KEEPALIVE on, the
 /// first probe after `tcp_keepidle`: the kernel's keepalive timer runs on the idle pooled
 /// connection; without it no timer runs (tester finding connlife 4: no surface had it).
@@ -155,10 +164,7 @@ fn tcp_keepalive_arms_the_keepalive_timer() {
         .build()
         .unwrap();
     c.set("k", b"v", 0).unwrap();
-    let armed: Vec<_> = client_sockets_to(port)
-        .into_iter()
-        .filter(|(tr, _)| *tr == 2)
-        .collect();
+    let armed = keepalive_timers(port);
     assert_eq!(
         armed.len(),
         1,
@@ -179,10 +185,7 @@ fn tcp_keepalive_arms_the_keepalive_timer() {
         .build()
         .unwrap();
     c.set("k", b"v", 0).unwrap();
-    let armed: Vec<_> = client_sockets_to(port)
-        .into_iter()
-        .filter(|(tr, _)| *tr == 2)
-        .collect();
+    let armed = keepalive_timers(port);
     assert!(
         armed.len() == 1 && armed[0].1 <= 1000,
         "a keepalive timer due within a second: {armed:?}"

@@ -34,7 +34,62 @@ SERVER_ERROR = b"SERVER_ERROR out of memory storing object\r\n"
 VALUES = {"k": "v", "j": "w"}
 
 
-class DeliberatelyBrokenFakeServer:
+class _ThreadedListener:
+    """A listener on 127.0.0.1 (port 0: a free one) for the deliberately broken servers below,
+    a thread per connection (``_serve``, the subclass's): at most ``MAX_CONNECTIONS``
+    connections, each accept waiting 0.2 s at most; close() closes every socket (those
+    ``_serve`` adds to ``socks`` too) and joins the threads."""
+
+    MAX_CONNECTIONS = 64
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.host, self.port = self.sock.getsockname()
+        self.addr = "%s:%d" % (self.host, self.port)
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        self.socks, self.threads = [], []
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        for _ in range(3000):  # a 0.2 s wait each: after 10 minutes it stops accepting
+            if self.stopping.is_set() or len(self.threads) >= self.MAX_CONNECTIONS:
+                return
+            try:
+                conn, _ = self.sock.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            t = threading.Thread(target=self._serve, args=(conn,), daemon=True)
+            with self.lock:
+                self.socks.append(conn)
+                self.threads.append(t)
+            t.start()
+
+    def _serve(self, conn):
+        raise NotImplementedError
+
+    def close(self):
+        self.stopping.set()
+        self.sock.close()
+        self.thread.join(5)
+        with self.lock:
+            socks, threads = list(self.socks), list(self.threads)
+        for c in socks:
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        for t in threads:
+            t.join(5)
+
+
+class DeliberatelyBrokenFakeServer(_ThreadedListener):
     """A deliberately broken fake server on 127.0.0.1 (port 0: a free one), a thread per
     connection. For each connection it reads a request and, by ``mode``: ``"close"`` closes
     the connection without a reply once a whole store (its command line and data block) is
@@ -50,35 +105,7 @@ class DeliberatelyBrokenFakeServer:
     def __init__(self, mode):
         assert mode in ("close", "server_error")
         self.mode = mode
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.2)
-        self.host, self.port = self.sock.getsockname()
-        self.addr = "%s:%d" % (self.host, self.port)
-        self.stopping = threading.Event()
-        self.lock = threading.Lock()
-        self.conns, self.threads = [], []
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def _accept(self):
-        accepted = 0
-        for _ in range(3000):  # a 0.2 s wait each: after 10 minutes it stops accepting
-            if self.stopping.is_set() or accepted >= self.MAX_CONNECTIONS:
-                return
-            try:
-                conn, _ = self.sock.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            accepted += 1
-            t = threading.Thread(target=self._serve, args=(conn,), daemon=True)
-            with self.lock:
-                self.conns.append(conn)
-                self.threads.append(t)
-            t.start()
+        super().__init__()
 
     def _serve(self, conn):
         with conn:
@@ -135,21 +162,6 @@ class DeliberatelyBrokenFakeServer:
                     return
             except socket.timeout:
                 return
-
-    def close(self):
-        self.stopping.set()
-        self.sock.close()
-        self.thread.join(5)
-        with self.lock:
-            conns, threads = list(self.conns), list(self.threads)
-        for c in conns:
-            try:
-                c.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-        for t in threads:
-            t.join(5)
-
 
 @pytest.fixture(params=["close", "server_error"])
 def broken(request):
@@ -263,7 +275,7 @@ def test_hashclient_stores_the_other_servers_keys_then_raises(server, prefix):
         broken.close()
 
 
-class DeliberatelyLateProxy:
+class DeliberatelyLateProxy(_ThreadedListener):
     """A deliberately late proxy on 127.0.0.1 (port 0: a free one) in front of the memcached
     at ``upstream``: a thread per connection forwards each request to memcached at once and
     sends memcached's reply ``delay`` seconds later, past the client's timeout (so memcached
@@ -275,32 +287,7 @@ class DeliberatelyLateProxy:
 
     def __init__(self, upstream, delay):
         self.upstream, self.delay = upstream, delay
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.2)
-        self.host, self.port = self.sock.getsockname()
-        self.stopping = threading.Event()
-        self.lock = threading.Lock()
-        self.socks, self.threads = [], []
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def _accept(self):
-        for _ in range(min(3000, self.MAX_CONNECTIONS * 100)):
-            if self.stopping.is_set() or len(self.threads) >= self.MAX_CONNECTIONS:
-                return
-            try:
-                conn, _ = self.sock.accept()
-            except socket.timeout:
-                continue
-            except OSError:
-                return
-            t = threading.Thread(target=self._serve, args=(conn,), daemon=True)
-            with self.lock:
-                self.socks.append(conn)
-                self.threads.append(t)
-            t.start()
+        super().__init__()
 
     def _serve(self, conn):
         try:
@@ -338,20 +325,6 @@ class DeliberatelyLateProxy:
                 break
             reply += chunk
         return reply
-
-    def close(self):
-        self.stopping.set()
-        self.sock.close()
-        self.thread.join(5)
-        with self.lock:
-            socks, threads = list(self.socks), list(self.threads)
-        for c in socks:
-            try:
-                c.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-        for t in threads:
-            t.join(5)
 
 
 @pytest.fixture
