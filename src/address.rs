@@ -261,12 +261,14 @@ impl ServerSpec {
         match (&self.port_text, &self.addr) {
             (None, _) => Ok(()),
             (Some(t), ServerAddr::Tcp { port, .. })
-                if t.bytes().all(|b| b.is_ascii_digit()) && t.parse::<u16>().ok() == Some(*port) =>
+                if t.bytes().all(|b| b.is_ascii_digit())
+                    && t.parse::<u16>().ok() == Some(*port) =>
             {
                 Ok(())
             }
             (Some(t), _) => bad(format!(
-                "port_text {} is not this port as written (its digits with leading zeros,                  as 027431 for 27431; None when written as its number)",
+                "port_text {} is not this port as written (its digits with leading zeros, \
+                 as 027431 for 27431; None when written as its number)",
                 crate::key::quoted(t.as_bytes())
             )),
         }

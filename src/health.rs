@@ -182,11 +182,22 @@ impl Health {
         until == 0 || now_ms() >= until
     }
 
+    /// [`Health::record_failure_then`] with nothing to do before a marking (the tests').
+    #[cfg(test)]
+    pub(crate) fn record_failure(&self, epoch: u64) -> Option<Marked> {
+        self.record_failure_then(epoch, || {})
+    }
+
     /// Records a connect error, socket error or timeout of an exchange of `epoch` (its
     /// connection's, or for a connect the one it started in). A failure from an earlier
     /// epoch is not counted. Returns what happened when this failure marks the server dead
-    /// (the first time, or again after a failed retry).
-    pub(crate) fn record_failure(&self, epoch: u64) -> Option<Marked> {
+    /// (the first time, or again after a failed retry), having called `before_marking`
+    /// before the marking is seen by any call (placement changes with it).
+    pub(crate) fn record_failure_then(
+        &self,
+        epoch: u64,
+        before_marking: impl FnOnce(),
+    ) -> Option<Marked> {
         if epoch != self.epoch.load(Ordering::Acquire) {
             return None;
         }
@@ -217,6 +228,7 @@ impl Health {
         {
             return None;
         }
+        before_marking();
         let marks = self.marks.fetch_add(1, Ordering::Relaxed).saturating_add(1);
         let doublings = (marks - 1).min(16);
         let wait = self
@@ -317,6 +329,30 @@ mod tests {
     }
 
     const MS: Duration = Duration::from_millis(1);
+
+    /// The hook of a marking runs once, when the failure marks the server, before any call
+    /// can see it marked (placement changes with the marking: the clean-up's count of
+    /// placement changes must move first, tester finding retest28 1).
+    #[test]
+    fn the_hook_of_a_marking_runs_before_the_marking_is_seen() {
+        let h = Health::new(2, Duration::from_secs(60), Duration::from_secs(600));
+        let calls = std::cell::Cell::new(0);
+        let hook = || {
+            assert!(!h.is_marked() && h.may_try(), "not yet seen marked");
+            calls.set(calls.get() + 1);
+        };
+        assert!(
+            h.record_failure_then(h.epoch(), hook).is_none(),
+            "one failure of two"
+        );
+        assert_eq!(calls.get(), 0);
+        assert!(h.record_failure_then(h.epoch(), hook).is_some());
+        assert_eq!(calls.get(), 1);
+        assert!(h.is_marked() && !h.may_try());
+        // resting: a failure that raced with the marking is the same incident, no hook
+        assert!(h.record_failure_then(h.epoch(), hook).is_none());
+        assert_eq!(calls.get(), 1);
+    }
 
     #[test]
     fn a_success_of_an_exchange_begun_before_the_marking_is_not_a_return() {

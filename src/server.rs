@@ -1093,7 +1093,11 @@ impl Server {
         {
             return None;
         }
-        let marked = self.health.record_failure(epoch)?;
+        let marked = self.health.record_failure_then(epoch, || {
+            if let Some(away) = &self.away {
+                away.marking();
+            }
+        })?;
         self.health.set_cause(e);
         // Every marking, a failed retry's too (see `stale`): what is written elsewhere from
         // now on is remembered, and copies held for others are deleted.

@@ -195,6 +195,15 @@ impl AwayGuard {
         self.returns.fetch_add(1, Ordering::AcqRel);
     }
 
+    /// The server is about to be marked dead: the placement changes with the marking, so
+    /// the copies other servers hold are due from now, before any call is placed by the new
+    /// table (tester finding retest28 1: a read placed by it between the marking and
+    /// [`AwayGuard::server_down`]'s count was served a copy of an earlier period, an older
+    /// acknowledged value). `server_down` counts the change again, after it: harmless.
+    pub(crate) fn marking(&self) {
+        self.returns.fetch_add(1, Ordering::AcqRel);
+    }
+
     /// True while the server was marked dead and its return's clean-up has not run: what
     /// `set_servers` remembers of a server it drops.
     pub(crate) fn is_away(&self) -> bool {
@@ -499,6 +508,18 @@ mod tests {
             "kept for the clean-up"
         );
         assert!(g.is_pending());
+    }
+
+    /// The count moves before the marking is seen (`marking`): the copies held for others
+    /// are due at once (tester finding retest28 1).
+    #[test]
+    fn the_copies_held_for_others_are_due_before_a_marking_is_seen() {
+        let p = ReturnPolicy::new(OnServerReturn::Flush, 10);
+        let (dead, holder) = (p.guard(), p.guard());
+        holder.hosted(b"k");
+        assert!(!holder.is_pending());
+        dead.marking();
+        assert!(holder.is_pending(), "deleted before the holder next serves");
     }
 
     /// Every marking changes placement: copies held for others are due for deletion.

@@ -82,7 +82,7 @@ fn status_error(server: &str, r: &Response<'_>) -> Error {
         status::AUTH_ERROR if r.opcode == op::FLUSH => Error::Client {
             server,
             message: format!(
-                "flush_all not allowed (status 0x{:02x}{said}: memcached answers so when it \
+                "flush_all not allowed (status 0x{:02x}{said}; memcached answers so when it \
                  was started with -F, flush_all disabled, or when it requires SASL \
                  authentication and the client has no credentials)",
                 r.status
