@@ -3135,6 +3135,9 @@ static PyObject *results_dict(mcpool_server_results *r) {
             Py_XDECREF(t);
             Py_XDECREF(tb);
             entry = v;
+            /* the server it belongs to (tester finding retest28 4: None) */
+            if (entry != NULL && lab != NULL && PyObject_SetAttrString(entry, "server", lab) < 0)
+                Py_CLEAR(entry);
         } else {
             entry = PyDict_New();
             mcpool_server_results_count(r, i, &count);

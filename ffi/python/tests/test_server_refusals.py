@@ -105,9 +105,11 @@ def test_client_flush_all_names_each_servers_outcome():
             results = e.value.results
             assert list(results) == servers, (protocol, results)
             assert results[live.addr] is True, (protocol, results)
+            assert e.value.server == refusing[0].addr, (protocol, e.value.server)
             for r in refusing:
                 assert isinstance(results[r.addr], mcpool.ClientError), (protocol, results)
                 assert "not allowed" in str(results[r.addr]), (protocol, results)
+                assert results[r.addr].server == r.addr, (protocol, results)
             assert mcpool.Client([live.addr]).get("fk") is None, protocol
             assert mcpool.Client([live.addr]).flush_all() is True
     finally:

@@ -20,7 +20,7 @@ class Error(Exception):
     status_name: str
     status_class: str
     # the "host:port" an error of a core status came from, None for one of no server's
-    # (set by single-key calls)
+    # (set by single-key calls and by per-server calls: flush_all, noop, stats, version)
     server: Optional[str]
     # get_multi's error for a key that failed (a server down): the keys read and each failed
     # key's own exception (set on that exception only)
