@@ -516,6 +516,27 @@ fn a_deadline_spent_on_a_trickling_server_still_reads_the_replies_that_came() {
     }
 }
 
+/// A client of `mc` with `test_on_check_out`, a 1 s operation_timeout, `io` as its I/O
+/// timeout and `idle` idle connections, opened in the background and awaited.
+fn checking_pool(mc: &Memcached, idle: u32, io: Duration) -> Client {
+    let c = Client::builder()
+        .server(&mc.addr())
+        .test_on_check_out(true)
+        .max_size(idle)
+        .min_idle(idle)
+        .io_timeout(io)
+        .operation_timeout(Some(Duration::from_secs(1)))
+        .failure_limit(1000)
+        .build()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while c.pool_states()[0].1 < idle && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(c.pool_states()[0].1, idle, "{:?}", c.pool_states());
+    c
+}
+
 /// With `test_on_check_out`, one call checks at most one idle connection, within its
 /// operation deadline: a stale pool (here a frozen memcached: every alive check times out,
 /// as after a NAT forgot the pool's flows) cost one I/O timeout per idle connection, each
@@ -524,22 +545,7 @@ fn a_deadline_spent_on_a_trickling_server_still_reads_the_replies_that_came() {
 #[test]
 fn test_on_check_out_keeps_to_the_operation_deadline() {
     let mc = Memcached::start(&[]);
-    let c = Client::builder()
-        .server(&mc.addr())
-        .test_on_check_out(true)
-        .max_size(10)
-        .min_idle(10)
-        .io_timeout(Duration::from_millis(500))
-        .operation_timeout(Some(Duration::from_secs(1)))
-        .failure_limit(1000)
-        .build()
-        .unwrap();
-    // Ten idle connections, opened in the background.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while c.pool_states()[0].1 < 10 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert_eq!(c.pool_states()[0].1, 10, "{:?}", c.pool_states());
+    let c = checking_pool(&mc, 10, Duration::from_millis(500));
     mc.freeze();
     let t = Instant::now();
     let r = c.get("k");
@@ -556,21 +562,7 @@ fn test_on_check_out_keeps_to_the_operation_deadline() {
 #[test]
 fn a_deadline_spent_on_an_alive_check_is_an_io_timeout() {
     let mc = Memcached::start(&[]);
-    let c = Client::builder()
-        .server(&mc.addr())
-        .test_on_check_out(true)
-        .max_size(2)
-        .min_idle(2)
-        .io_timeout(Duration::from_secs(1))
-        .operation_timeout(Some(Duration::from_secs(1)))
-        .failure_limit(1000)
-        .build()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while c.pool_states()[0].1 < 2 && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert_eq!(c.pool_states()[0].1, 2, "{:?}", c.pool_states());
+    let c = checking_pool(&mc, 2, Duration::from_secs(1));
     mc.freeze();
     let r = c.get("k");
     mc.thaw();
