@@ -95,6 +95,16 @@ public final class Mcpool implements AutoCloseable {
         void applyTo(long h) {
             Native.setServers(h, packed, lens, weights);
         }
+
+        /** Makes it the list of c, held for the call. */
+        void applyTo(NativeClient c) {
+            long h = c.acquire();
+            try {
+                applyTo(h);
+            } finally {
+                c.release();
+            }
+        }
     }
 
     Mcpool(Config cfg, Transcoder tc) {
@@ -1042,14 +1052,7 @@ public final class Mcpool implements AutoCloseable {
                 c.set("value_format", "libmemcached").set("compression", "false")
                     .set("compression_codec", "auto").set("min_idle", "0");
                 NativeClient r = new NativeClient(c);
-                if (serversSet != null) {
-                    long h = r.acquire();
-                    try {
-                        serversSet.applyTo(h);
-                    } finally {
-                        r.release();
-                    }
-                }
+                if (serversSet != null) serversSet.applyTo(r);
                 stored = r;
             }
             return stored;
@@ -1631,14 +1634,7 @@ public final class Mcpool implements AutoCloseable {
                 nc.release();
             }
             serversSet = list;
-            if (stored != null) {
-                long r = stored.acquire();
-                try {
-                    list.applyTo(r);
-                } finally {
-                    stored.release();
-                }
-            }
+            if (stored != null) list.applyTo(stored);
         }
     }
 
