@@ -17,7 +17,7 @@ fn time(c: &Client, ops: usize, set: bool) -> Duration {
     for i in 0..ops {
         let k = format!("hookcost{}", i % 100);
         if set {
-            c.set(&k, &[b'v'; 100], 0).expect("set");
+            c.set(&k, [b'v'; 100], 0).expect("set");
         } else {
             c.get(&k).expect("get");
         }

@@ -61,7 +61,7 @@ fn oversized_value_is_refused_before_sending() {
         .max_value_size(1000)
         .build()
         .unwrap();
-    match c.set("k", &[b'x'; 1001], 0) {
+    match c.set("k", [b'x'; 1001], 0) {
         Err(Error::ValueTooLarge {
             len: 1001,
             limit: 1000,
@@ -78,7 +78,7 @@ fn oversized_value_is_refused_before_sending() {
         .max_value_size(4 << 20)
         .build()
         .unwrap();
-    match big.set("k", &vec![b'x'; 2 << 20], 0) {
+    match big.set("k", vec![b'x'; 2 << 20], 0) {
         Err(e @ Error::TooLargeForServer { .. }) => {
             assert!(e.is_value_too_large());
             assert!(e.to_string().contains("too large"), "{e}");

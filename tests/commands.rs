@@ -44,6 +44,34 @@ fn get_set_and_miss() {
     });
 }
 
+/// A store takes its value as any `AsRef<[u8]>` (a `&str`, a `String`, a `Vec<u8>`, an
+/// array), as it takes its key, and stores exactly those bytes.
+#[test]
+fn stores_take_any_byte_value() {
+    each_protocol("value-types", |c| {
+        assert_eq!(c.set("s", "text", 0).unwrap(), StoreOutcome::Stored);
+        assert_eq!(
+            c.append("s", String::from("+more")).unwrap(),
+            StoreOutcome::Stored
+        );
+        assert_eq!(c.prepend("s", vec![b'<']).unwrap(), StoreOutcome::Stored);
+        assert_eq!(c.get("s").unwrap().as_deref(), Some(&b"<text+more"[..]));
+        assert_eq!(c.add("a", [0u8, 1, 2], 0).unwrap(), StoreOutcome::Stored);
+        assert_eq!(
+            c.replace("a", &b"xyz"[..], 0).unwrap(),
+            StoreOutcome::Stored
+        );
+        let item = c.gets("a").unwrap().unwrap();
+        assert_eq!(&item.value[..], b"xyz");
+        let cas = item.cas.unwrap();
+        assert_eq!(
+            c.cas("a", String::from("new"), 0, cas).unwrap(),
+            StoreOutcome::Stored
+        );
+        assert_eq!(c.get("a").unwrap().as_deref(), Some(&b"new"[..]));
+    });
+}
+
 #[test]
 fn flags_pass_through() {
     // The mcpool value format: application flags are 16 bits, returned as given; flags that
@@ -341,7 +369,7 @@ fn small_values_of_a_multi_get_share_one_buffer_that_outlives_the_results() {
         let sizes = [0, 1, 40, SHARED_MAX, SHARED_MAX + 1, 40_000];
         let value = |n: usize| (0..n).map(|i| (i * 7 % 251) as u8).collect::<Vec<u8>>();
         for n in sizes {
-            c.set(format!("v{n}"), &value(n), 0).unwrap();
+            c.set(format!("v{n}"), value(n), 0).unwrap();
         }
         let mut keys: Vec<String> = sizes.iter().map(|n| format!("v{n}")).collect();
         keys.insert(2, "missing".into());

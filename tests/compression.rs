@@ -115,7 +115,7 @@ fn large_values_are_stored_compressed() {
             assert!(r.is_err(), "{format} {codec:?} {op:?}: {r:?}");
         }
         // Below the threshold: stored as is.
-        c.set("small", &text(1000), 0).unwrap();
+        c.set("small", text(1000), 0).unwrap();
         assert_eq!(
             raw_get(&mc.addr(), &format!("{prefix}small")).unwrap(),
             (0, text(1000))
@@ -255,7 +255,7 @@ fn large_values_reuse_freed_buffers_and_read_back_exact() {
     let sizes = [40_000, 120_000, 2_000, 35_000, 600_000, 31_000];
     let keys: Vec<String> = (0..sizes.len()).map(|i| format!("pool{i}")).collect();
     for (i, (k, n)) in keys.iter().zip(sizes).enumerate() {
-        c.set(k, &value(n, i as u8), 0).unwrap();
+        c.set(k, value(n, i as u8), 0).unwrap();
     }
     let mut raw_compressed = 0;
     for k in &keys {
@@ -413,7 +413,7 @@ fn values_above_max_decompressed_size_are_stored_plain_and_read_back() {
             matches!(tight.set("over", &big, 0), Err(Error::ValueTooLarge { .. })),
             "{protocol:?}"
         );
-        tight.set("between", &text(1500), 0).unwrap();
+        tight.set("between", text(1500), 0).unwrap();
         assert!(
             raw_get(&mc.addr(), &format!("{prefix}between")).unwrap() == (0, text(1500)),
             "{protocol:?}: between the limits, stored as is"

@@ -145,7 +145,7 @@ fn handed_over_calls_end_by_their_own_deadline(threads: usize) {
         .build()
         .unwrap();
     for t in 0..threads {
-        direct.set(format!("k{t}"), &value(t, 0), 0).unwrap();
+        direct.set(format!("k{t}"), value(t, 0), 0).unwrap();
     }
     // 50 kB/s: a 12 KiB reply takes about 240 ms.
     let link = slow_link(&mc, 2_000, Duration::from_millis(40));

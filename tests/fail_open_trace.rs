@@ -281,7 +281,7 @@ fn bad_keys_and_values_stay_errors_with_fail_open() {
     let (c, log) = traced(quick(&[mc.addr()]).fail_open(true).max_value_size(16));
     assert!(matches!(c.get("bad key"), Err(Error::InvalidKey { .. })));
     assert!(matches!(
-        c.set("k", &[0u8; 17], 0),
+        c.set("k", [0u8; 17], 0),
         Err(Error::ValueTooLarge { .. })
     ));
     let recs = take(&log);

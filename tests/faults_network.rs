@@ -39,7 +39,7 @@ fn hammer(addr: &str, ops: usize, deadline: Duration) -> Arc<Tally> {
                     let len = [10, 300, 5000][i % 3];
                     let start = Instant::now();
                     let outcome: Result<Vec<Option<Vec<u8>>>, mcpool::Error> = match i % 3 {
-                        0 => c.set(&key, &value_for(&key, len), 0).map(|_| vec![]),
+                        0 => c.set(&key, value_for(&key, len), 0).map(|_| vec![]),
                         1 => c.get(&key).map(|v| vec![v]),
                         _ => {
                             let keys: Vec<String> = (0..5).map(|j| format!("t{t}-k{j}")).collect();

@@ -21,7 +21,7 @@ fn fork_during_a_multi_get(protocol: Protocol) {
         .unwrap();
     let keys: Vec<String> = (0..300).map(|i| format!("k{i}")).collect();
     for k in &keys {
-        c.set(k, &value_for(k, 2000), 0).unwrap();
+        c.set(k, value_for(k, 2000), 0).unwrap();
     }
     let mut child = None;
     let mut wrong = 0;

@@ -41,7 +41,7 @@ fn round(mc: &Memcached) {
         .unwrap();
     let keys: Vec<String> = (0..40).map(|i| format!("k{i}")).collect();
     for (i, k) in keys.iter().enumerate() {
-        let _ = c.set(k, &vec![b'x'; 100 + 50 * i], 0);
+        let _ = c.set(k, vec![b'x'; 100 + 50 * i], 0);
         let _ = c.get_multi(&keys[..i + 1]);
     }
 }

@@ -443,7 +443,7 @@ fn handed_over_sets_around_a_refused_one_get_their_own_replies() {
                         let key = format!("s{t}-{i}");
                         let value = format!("v{t}-{i}");
                         if i % 3 == 0 {
-                            let e = c.set(format!("b{t}"), &big, 0).unwrap_err();
+                            let e = c.set(format!("b{t}"), big.as_slice(), 0).unwrap_err();
                             assert!(e.is_value_too_large(), "{p}: {e:?}");
                         }
                         assert_eq!(

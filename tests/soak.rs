@@ -97,7 +97,7 @@ fn soak_with_a_server_killed_every_30_seconds() {
                     let key = format!("k{}", x % 10_000);
                     let began = Instant::now();
                     let r = if (x >> 40) % 5 == 0 {
-                        c.set(&key, &value_for(&key), 0).map(|_| None)
+                        c.set(&key, value_for(&key), 0).map(|_| None)
                     } else {
                         c.get(&key)
                     };

@@ -27,29 +27,44 @@ impl Client {
     /// days it is a unix time, as memcached reads it), at most [`crate::ttl::MAX_TTL`]: a
     /// larger one is [`Error::InvalidArgument`] and nothing is sent, as for every expiry of
     /// every call (see [`crate::ttl`]).
-    pub fn set(&self, key: impl AsRef<[u8]>, value: &[u8], ttl: u32) -> Result<StoreOutcome> {
+    pub fn set(
+        &self,
+        key: impl AsRef<[u8]>,
+        value: impl AsRef<[u8]>,
+        ttl: u32,
+    ) -> Result<StoreOutcome> {
         self.store(StoreCommand::Set, key, value, 0, ttl)
     }
 
     /// Stores only if `key` does not exist (`NotStored` otherwise).
-    pub fn add(&self, key: impl AsRef<[u8]>, value: &[u8], ttl: u32) -> Result<StoreOutcome> {
+    pub fn add(
+        &self,
+        key: impl AsRef<[u8]>,
+        value: impl AsRef<[u8]>,
+        ttl: u32,
+    ) -> Result<StoreOutcome> {
         self.store(StoreCommand::Add, key, value, 0, ttl)
     }
 
     /// Stores only if `key` exists (`NotStored` otherwise).
-    pub fn replace(&self, key: impl AsRef<[u8]>, value: &[u8], ttl: u32) -> Result<StoreOutcome> {
+    pub fn replace(
+        &self,
+        key: impl AsRef<[u8]>,
+        value: impl AsRef<[u8]>,
+        ttl: u32,
+    ) -> Result<StoreOutcome> {
         self.store(StoreCommand::Replace, key, value, 0, ttl)
     }
 
     /// Appends to an existing value (`NotStored` if missing, or if the item would grow past
     /// the server's item size limit). Never compressed.
-    pub fn append(&self, key: impl AsRef<[u8]>, value: &[u8]) -> Result<StoreOutcome> {
+    pub fn append(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<StoreOutcome> {
         self.store(StoreCommand::Append, key, value, 0, 0)
     }
 
     /// Prepends to an existing value (`NotStored` if missing, or if the item would grow past
     /// the server's item size limit). Never compressed.
-    pub fn prepend(&self, key: impl AsRef<[u8]>, value: &[u8]) -> Result<StoreOutcome> {
+    pub fn prepend(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<StoreOutcome> {
         self.store(StoreCommand::Prepend, key, value, 0, 0)
     }
 
@@ -61,7 +76,7 @@ impl Client {
     pub fn cas(
         &self,
         key: impl AsRef<[u8]>,
-        value: &[u8],
+        value: impl AsRef<[u8]>,
         ttl: u32,
         cas: u64,
     ) -> Result<StoreOutcome> {
@@ -74,11 +89,11 @@ impl Client {
         &self,
         cmd: StoreCommand,
         key: impl AsRef<[u8]>,
-        value: &[u8],
+        value: impl AsRef<[u8]>,
         flags: u32,
         ttl: u32,
     ) -> Result<StoreOutcome> {
-        match self.encode_value(cmd, key.as_ref(), value, flags) {
+        match self.encode_value(cmd, key.as_ref(), value.as_ref(), flags) {
             Ok((data, flags)) => self.store_encoded(cmd, key.as_ref(), &data, flags, ttl),
             Err(e) => self.refused(store_op(cmd), 1, e),
         }
@@ -107,12 +122,13 @@ impl Client {
         &self,
         cmd: StoreCommand,
         key: impl AsRef<[u8]>,
-        value: &[u8],
+        value: impl AsRef<[u8]>,
         flags: u32,
         ttl: u32,
         compress: Compress,
     ) -> Result<StoreOutcome> {
-        let (data, flags) = self.encode_value_as(cmd, key.as_ref(), value, flags, compress)?;
+        let (data, flags) =
+            self.encode_value_as(cmd, key.as_ref(), value.as_ref(), flags, compress)?;
         self.store_encoded(cmd, key.as_ref(), &data, flags, ttl)
     }
 

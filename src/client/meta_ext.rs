@@ -23,7 +23,7 @@ impl Client {
         &self,
         cmd: StoreCommand,
         key: impl AsRef<[u8]>,
-        value: &[u8],
+        value: impl AsRef<[u8]>,
         flags: u32,
         ttl: u32,
         version: u64,
@@ -31,7 +31,7 @@ impl Client {
         self.require_meta(format_args!("{}_with_version", cmd.name()))?;
         check_version(version)?;
         let key = key.as_ref();
-        let (data, flags) = self.encode_value(cmd, key, value, flags)?;
+        let (data, flags) = self.encode_value(cmd, key, value.as_ref(), flags)?;
         let start = self.call_start();
         let t = &*self.topology();
         let mut at = None;
