@@ -2317,6 +2317,28 @@ mcpool_status mcpool_client_get_into(const mcpool_client *client,
                                      uint64_t *out_cas);
 
 /**
+ * As `mcpool_client_get_into` (without a CAS unique), for a value of any flags: a value
+ * the value format cannot deliver (flags that mean nothing in the format, such as another
+ * client's types; a body those flags cannot hold; a compressed body that does not inflate:
+ * `MCPOOL_VALUE_FORMAT` or `MCPOOL_DECOMPRESS` from `mcpool_client_get_into`) is handed to
+ * `alloc` as memcached holds it, its body not inflated and `*out_flags` its flags as
+ * stored (compression bits included), and `*out_as_stored` is set to true (false for a
+ * value delivered as `mcpool_client_get_into` delivers it). One read, placed and failed
+ * over as `mcpool_client_get`'s. `out_flags` and `out_as_stored` are optional (NULL).
+ * Ownership as for `mcpool_client_get_into`.
+ *
+ * # Safety
+ * As for `mcpool_client_get_into`; `out_as_stored` is NULL or valid for one write.
+ */
+mcpool_status mcpool_client_get_or_stored_into(const mcpool_client *client,
+                                               const uint8_t *key,
+                                               size_t key_len,
+                                               mcpool_alloc_callback alloc,
+                                               void *userdata,
+                                               uint32_t *out_flags,
+                                               bool *out_as_stored);
+
+/**
  * Reads many keys (one round trip per server, as `mcpool_client_get_multi`) into memory the
  * caller provides: for each hit, `alloc(userdata, index, len, flags, cas)` returns the
  * destination and the value is copied there from the connection's read buffer. Hits come

@@ -14,6 +14,16 @@ pub struct Item {
     pub cas: Option<u64>,
 }
 
+/// How [`crate::Client::get_or_stored`] handed a value out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// As the value format delivers it (as [`crate::Client::get_item`] does).
+    Delivered,
+    /// As memcached holds it: the format could not deliver it (its body as stored, not
+    /// inflated; its flags as stored, compression bits included).
+    AsStored,
+}
+
 /// An item's metadata, read without its value (meta `mg <key> h l t c s f u`; see
 /// [`crate::Client::meta_info`]), which does not count as an access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

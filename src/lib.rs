@@ -60,7 +60,7 @@ pub use config::{ClientBuilder, Config, MAX_ITEM_SIZE, MAX_POOL_SIZE};
 pub use conn::set_interrupt_check;
 pub use error::{Error, Result};
 pub use health::ServerState;
-pub use item::{Item, ItemInfo, Lease, StoreOutcome};
+pub use item::{Form, Item, ItemInfo, Lease, StoreOutcome};
 pub use key::{Keys, Single};
 pub use metrics::{Event, ServerMetrics, ServerReport};
 pub use proto::ascii::StoreCommand;

@@ -3,7 +3,7 @@
 //! ABI's reads into the caller's memory) is the read engine (`Client::read`) with a
 //! different sink; `get` and `get_multi` are collecting sinks.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::heap_guard::Handed;
 use crate::item::Item;
 use crate::shared_buffer::SharedFill;
@@ -65,6 +65,30 @@ pub trait Sink {
     ) -> Result<()> {
         self.value(i, &value, flags, cas)
     }
+
+    /// Key `i`'s value is one the client's value format cannot deliver (`err`: flags that
+    /// mean nothing in the format, a body those flags cannot hold, a compressed body that
+    /// does not inflate). The default fails key `i` with `err`. A sink that takes such a
+    /// value as memcached holds it ([`crate::Client::get_or_stored`]) receives here the
+    /// body as read (not inflated) and the flags as stored (compression bits included),
+    /// and CAS as for [`Sink::value`].
+    #[inline]
+    fn undeliverable(
+        &mut self,
+        i: usize,
+        stored: &[u8],
+        stored_flags: u32,
+        cas: Option<u64>,
+        err: Error,
+    ) -> Result<()> {
+        let _ = (i, stored, stored_flags, cas);
+        Err(err)
+    }
+}
+
+/// True for the errors of a value the format cannot deliver (see [`Sink::undeliverable`]).
+fn is_undeliverable(e: &Error) -> bool {
+    matches!(e, Error::ValueFormat(_) | Error::Decompress(_))
 }
 
 /// A sink made of two callbacks: `value` for each value, `result` for each key's result.
@@ -263,8 +287,10 @@ pub(crate) fn deliver<S: Sink + ?Sized>(
     if let Some(arena) = sink.arena() {
         // Onto the sink's own buffer: copied, or inflated straight into it.
         let start = arena.len();
-        let delivered = values.decode_append(key, data, flags, arena)?;
-        return sink.appended(index, start, delivered, cas);
+        return match values.decode_append(key, data, flags, arena) {
+            Ok(delivered) => sink.appended(index, start, delivered, cas),
+            Err(e) => undeliverable(sink, index, data, flags, cas, e),
+        };
     }
     // Uncompressed bytes (the common case) go to the sink as they are, from the read buffer.
     if let Some(delivered) = values.passthrough(flags) {
@@ -274,6 +300,24 @@ pub(crate) fn deliver<S: Sink + ?Sized>(
         return deliver_owned(sink, values, key, index, data, flags, cas);
     }
     deliver_decoded(sink, values, key, index, data, flags, cas)
+}
+
+/// A value the format could not decode (`e`): to [`Sink::undeliverable`] when `e` says
+/// the value cannot be delivered, else `e` itself.
+#[cold]
+fn undeliverable<S: Sink + ?Sized>(
+    sink: &mut S,
+    index: usize,
+    data: &[u8],
+    flags: u32,
+    cas: Option<u64>,
+    e: Error,
+) -> Result<()> {
+    if is_undeliverable(&e) {
+        sink.undeliverable(index, data, flags, cas, e)
+    } else {
+        Err(e)
+    }
 }
 
 /// [`deliver`] of a value that must be decoded first (inflated, an integer's or a
@@ -301,7 +345,10 @@ fn deliver_decoded<S: Sink + ?Sized>(
             Ok(b) => b,
             Err(_) => &mut fresh,
         };
-        let (body, delivered_flags, _) = values.decode(key, data, flags, buf)?;
+        let (body, delivered_flags, _) = match values.decode(key, data, flags, buf) {
+            Ok(decoded) => decoded,
+            Err(e) => return undeliverable(sink, index, data, flags, cas, e),
+        };
         let delivered = sink.value(index, &body, delivered_flags, cas);
         drop(body);
         if buf.capacity() > 4 << 20 {
@@ -337,7 +384,7 @@ fn deliver_owned<S: Sink + ?Sized>(
         Ok(delivered) => delivered,
         Err(e) => {
             value_pool::give(owned);
-            return Err(e);
+            return undeliverable(sink, index, data, flags, cas, e);
         }
     };
     if owned.len() < owned.capacity() / 2 {

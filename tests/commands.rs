@@ -44,6 +44,66 @@ fn get_set_and_miss() {
     });
 }
 
+/// `get_or_stored` hands out a value the format cannot deliver as memcached holds it (its
+/// body not inflated, its flags as stored), from the same read, where `get_item` fails; a
+/// value the format reads comes as `get_item` delivers it; a miss is `None`.
+#[test]
+fn get_or_stored_hands_out_what_the_format_cannot_deliver() {
+    use mcpool::{Form, ValueFormat};
+    for p in PROTOCOLS {
+        let prefix = unique(&format!("or-stored-{p}"));
+        let build = |f: ValueFormat| {
+            Client::builder()
+                .server(&server().addr())
+                .key_prefix(prefix.as_str())
+                .protocol(p)
+                .value_format(f)
+                .build()
+                .unwrap()
+        };
+        let raw = build(ValueFormat::Libmemcached);
+        let ours = build(ValueFormat::Pylibmc);
+        // flags pylibmc never writes (spymemcached's Date), and a zlib flag on a body that
+        // does not inflate
+        raw.store(StoreCommand::Set, "date", b"\x01\x02", 1 << 10, 0)
+            .unwrap();
+        raw.store(StoreCommand::Set, "badzip", b"not zlib", 1 << 3, 0)
+            .unwrap();
+        ours.set("plain", b"text", 0).unwrap();
+        assert!(
+            matches!(ours.get_item("date"), Err(Error::ValueFormat(_))),
+            "{p}"
+        );
+        assert!(
+            matches!(ours.get_item("badzip"), Err(Error::Decompress(_))),
+            "{p}"
+        );
+        let (item, form) = ours.get_or_stored("date").unwrap().unwrap();
+        assert_eq!(
+            (&item.value[..], item.flags, form),
+            (&b"\x01\x02"[..], 1 << 10, Form::AsStored),
+            "{p}"
+        );
+        let (item, form) = ours.get_or_stored("badzip").unwrap().unwrap();
+        assert_eq!(
+            (&item.value[..], item.flags, form),
+            (&b"not zlib"[..], 1 << 3, Form::AsStored),
+            "{p}"
+        );
+        let (item, form) = ours.get_or_stored("plain").unwrap().unwrap();
+        assert_eq!(
+            (&item.value[..], form),
+            (&b"text"[..], Form::Delivered),
+            "{p}"
+        );
+        assert!(ours.get_or_stored("absent").unwrap().is_none(), "{p}");
+        // the errors of the other reads are unchanged
+        let many = ours.get_multi(&["date", "plain"]);
+        assert!(matches!(many[0], Err(Error::ValueFormat(_))), "{p}");
+        assert!(matches!(many[1], Ok(Some(_))), "{p}");
+    }
+}
+
 /// A store takes its value as any `AsRef<[u8]>` (a `&str`, a `String`, a `Vec<u8>`, an
 /// array), as it takes its key, and stores exactly those bytes.
 #[test]

@@ -17,7 +17,7 @@ use mcpool::error::Result as CoreResult;
 use mcpool::heap_guard::Handed;
 use mcpool::key::{Single, MAX_KEY_LEN};
 use mcpool::set_item::{Compress, SetItem};
-use mcpool::sink::Callbacks;
+use mcpool::sink::{Callbacks, Sink};
 use mcpool::StoreCommand;
 use std::ffi::c_void;
 
@@ -830,6 +830,125 @@ pub unsafe extern "C" fn mcpool_client_get_into(
     out_flags: *mut u32,
     out_cas: *mut u64,
 ) -> mcpool_status {
+    // SAFETY: the caller's promises are this function's.
+    unsafe {
+        get_into(
+            client,
+            key,
+            key_len,
+            alloc,
+            userdata,
+            out_flags,
+            out_cas,
+            std::ptr::null_mut(),
+        )
+    }
+}
+
+/// As `mcpool_client_get_into` (without a CAS unique), for a value of any flags: a value
+/// the value format cannot deliver (flags that mean nothing in the format, such as another
+/// client's types; a body those flags cannot hold; a compressed body that does not inflate:
+/// `MCPOOL_VALUE_FORMAT` or `MCPOOL_DECOMPRESS` from `mcpool_client_get_into`) is handed to
+/// `alloc` as memcached holds it, its body not inflated and `*out_flags` its flags as
+/// stored (compression bits included), and `*out_as_stored` is set to true (false for a
+/// value delivered as `mcpool_client_get_into` delivers it). One read, placed and failed
+/// over as `mcpool_client_get`'s. `out_flags` and `out_as_stored` are optional (NULL).
+/// Ownership as for `mcpool_client_get_into`.
+///
+/// # Safety
+/// As for `mcpool_client_get_into`; `out_as_stored` is NULL or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_get_or_stored_into(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    alloc: mcpool_alloc_callback,
+    userdata: *mut c_void,
+    out_flags: *mut u32,
+    out_as_stored: *mut bool,
+) -> mcpool_status {
+    let mut as_stored = false;
+    // SAFETY: the caller's promises are this function's; `as_stored` is a local.
+    let st = unsafe {
+        get_into(
+            client,
+            key,
+            key_len,
+            alloc,
+            userdata,
+            out_flags,
+            std::ptr::null_mut(),
+            &mut as_stored,
+        )
+    };
+    if st == MCPOOL_OK {
+        // SAFETY: NULL (skipped) or writable, as the caller promises.
+        unsafe { ptr::write(out_as_stored, as_stored) };
+    }
+    st
+}
+
+/// The value handed to an allocation callback by [`get_into`]: whether it was copied, its
+/// flags and CAS unique, and whether it came as stored.
+struct IntoOne<'a> {
+    alloc: unsafe extern "C" fn(*mut c_void, usize) -> *mut c_void,
+    userdata: *mut c_void,
+    /// Take a value the format cannot deliver as stored (`mcpool_client_get_or_stored_into`).
+    or_stored: bool,
+    got: Option<(bool, u32, u64)>,
+    as_stored: &'a mut bool,
+    found: CoreResult<bool>,
+}
+
+impl IntoOne<'_> {
+    fn fill(&mut self, value: &[u8], flags: u32, cas: Option<u64>) {
+        // SAFETY: the caller of `get_into` promises `alloc` is a valid function returning
+        // NULL or `value.len()` writable bytes of its own.
+        let filled = unsafe { fill((self.alloc)(self.userdata, value.len()), value) };
+        self.got = Some((filled || value.is_empty(), flags, cas.unwrap_or(0)));
+    }
+}
+
+impl Sink for IntoOne<'_> {
+    fn value(&mut self, _i: usize, value: &[u8], flags: u32, cas: Option<u64>) -> CoreResult<()> {
+        self.fill(value, flags, cas);
+        Ok(())
+    }
+    fn result(&mut self, _i: usize, r: CoreResult<bool>) {
+        self.found = r;
+    }
+    fn undeliverable(
+        &mut self,
+        _i: usize,
+        stored: &[u8],
+        stored_flags: u32,
+        cas: Option<u64>,
+        err: mcpool::Error,
+    ) -> CoreResult<()> {
+        if !self.or_stored {
+            return Err(err);
+        }
+        *self.as_stored = true;
+        self.fill(stored, stored_flags, cas);
+        Ok(())
+    }
+}
+
+/// `mcpool_client_get_into`, and with a non-NULL `as_stored` its `_or_stored` form.
+///
+/// # Safety
+/// As for `mcpool_client_get_into`; `as_stored` is NULL or valid for writes.
+#[allow(clippy::too_many_arguments)]
+unsafe fn get_into(
+    client: *const mcpool_client,
+    key: *const u8,
+    key_len: usize,
+    alloc: mcpool_alloc_callback,
+    userdata: *mut c_void,
+    out_flags: *mut u32,
+    out_cas: *mut u64,
+    as_stored: *mut bool,
+) -> mcpool_status {
     landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
@@ -840,26 +959,22 @@ pub unsafe extern "C" fn mcpool_client_get_into(
         let Some(alloc) = alloc else {
             return Err(Failure::invalid("alloc callback is NULL"));
         };
-        let with_cas = !out_cas.is_null();
-        let mut got: Option<(bool, u32, u64)> = None;
-        let mut found = Ok(false);
-        c.client.read(
-            &Single(key),
-            with_cas,
-            None,
-            &mut Callbacks(
-                |_, value: &[u8], flags: u32, cas: Option<u64>| {
-                    // SAFETY: the caller promises `alloc` is a valid function returning NULL
-                    // or `value.len()` writable bytes of its own.
-                    let filled = unsafe { fill(alloc(userdata, value.len()), value) };
-                    got = Some((filled || value.is_empty(), flags, cas.unwrap_or(0)));
-                    Ok(())
-                },
-                |_, r| found = r,
-            ),
-        );
-        let hit = found.map_err(|e| Failure::from_error(op, Some(key), &e))?;
-        match got.filter(|_| hit) {
+        let mut unused = false;
+        let mut one = IntoOne {
+            alloc,
+            userdata,
+            or_stored: !as_stored.is_null(),
+            got: None,
+            // SAFETY: NULL, or valid for writes as the caller promises.
+            as_stored: unsafe { as_stored.as_mut() }.unwrap_or(&mut unused),
+            found: Ok(false),
+        };
+        c.client
+            .read(&Single(key), !out_cas.is_null(), None, &mut one);
+        let hit = one
+            .found
+            .map_err(|e| Failure::from_error(op, Some(key), &e))?;
+        match one.got.filter(|_| hit) {
             None => Ok(MCPOOL_NOT_FOUND),
             Some((false, _, _)) => Err(Failure::new(
                 MCPOOL_ALLOC_FAILED,

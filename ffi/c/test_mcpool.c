@@ -2978,6 +2978,55 @@ static void test_compression_due_and_level(void) {
 
 /* Kinds: stored with store_kind, read back with their kind on every read path; wrong-layout
  * reads are errors, never bytes. */
+/* mcpool_client_get_or_stored_into: a value the format cannot deliver comes as memcached
+ * holds it (flags as stored, body not inflated) where mcpool_client_get_into fails; a value
+ * it reads comes delivered; a miss is MCPOOL_NOT_FOUND. */
+static void test_get_or_stored(void) {
+    mcpool_client *raw = format_client("libmemcached", NULL);
+    mcpool_client *py = format_client("pylibmc", NULL);
+    CHECK(raw != NULL && py != NULL);
+    if (!raw || !py) return;
+    struct sink s;
+    memset(&s, 0, sizeof s);
+    uint32_t flags = 99;
+    bool as_stored = false;
+    EXPECT(mcpool_client_set(raw, K("os-date"), K("\x01\x02"), 1 << 10, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_set(raw, K("os-badzip"), K("not zlib"), 1 << 3, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_set(py, K("os-plain"), K("text"), 0, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_get_into(py, K("os-date"), sink_alloc, &s, &flags, NULL),
+           MCPOOL_VALUE_FORMAT);
+    EXPECT(mcpool_client_get_into(py, K("os-badzip"), sink_alloc, &s, &flags, NULL),
+           MCPOOL_DECOMPRESS);
+    sink_free(&s);
+    EXPECT(mcpool_client_get_or_stored_into(py, K("os-date"), sink_alloc, &s, &flags, &as_stored),
+           MCPOOL_OK);
+    CHECK(s.calls == 1 && s.len[0] == 2 && memcmp(s.buf[0], "\x01\x02", 2) == 0);
+    CHECK(flags == 1 << 10 && as_stored);
+    sink_free(&s);
+    EXPECT(mcpool_client_get_or_stored_into(py, K("os-badzip"), sink_alloc, &s, &flags, &as_stored),
+           MCPOOL_OK);
+    CHECK(s.calls == 1 && s.len[0] == 8 && memcmp(s.buf[0], "not zlib", 8) == 0);
+    CHECK(flags == 1 << 3 && as_stored);
+    sink_free(&s);
+    EXPECT(mcpool_client_get_or_stored_into(py, K("os-plain"), sink_alloc, &s, &flags, &as_stored),
+           MCPOOL_OK);
+    CHECK(s.calls == 1 && s.len[0] == 4 && memcmp(s.buf[0], "text", 4) == 0 && !as_stored);
+    sink_free(&s);
+    /* outputs optional; a miss leaves them alone */
+    EXPECT(mcpool_client_get_or_stored_into(py, K("os-date"), sink_alloc, &s, NULL, NULL), MCPOOL_OK);
+    sink_free(&s);
+    as_stored = true;
+    EXPECT(mcpool_client_get_or_stored_into(py, K("os-absent"), sink_alloc, &s, &flags, &as_stored),
+           MCPOOL_NOT_FOUND);
+    CHECK(s.calls == 0 && as_stored);
+    EXPECT(mcpool_client_get_or_stored_into(py, K("os-date"), NULL, &s, NULL, NULL),
+           MCPOOL_INVALID_ARGUMENT);
+    EXPECT(mcpool_client_get_or_stored_into(NULL, K("os-date"), sink_alloc, &s, NULL, NULL),
+           MCPOOL_INVALID_ARGUMENT);
+    mcpool_client_free(py);
+    mcpool_client_free(raw);
+}
+
 static void test_kinds(void) {
     mcpool_client *m = format_client(NULL, NULL);
     mcpool_client *raw = format_client("libmemcached", NULL);
@@ -3516,6 +3565,7 @@ int main(int argc, char **argv) {
     test_error_names(c);
     test_options();
     test_kinds();
+    test_get_or_stored();
     test_compression_due_and_level();
     test_flags_round_trip();
     test_enum_range();

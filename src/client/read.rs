@@ -15,7 +15,7 @@ use crate::dialect::{batch_tags, Request, WireKeys};
 use crate::error::Error;
 use crate::error::Result;
 use crate::gate::Offer;
-use crate::item::Item;
+use crate::item::{Form, Item};
 use crate::key::{Keys, Single};
 use crate::multi_get::{self, Selection, AS_GIVEN, HIT, MISS, NOWHERE};
 use crate::route::proxy_pool::{Reached, Resend};
@@ -32,6 +32,22 @@ impl Client {
     /// The value of `key` with its flags (no CAS), or `None` on a miss.
     pub fn get_item(&self, key: impl AsRef<[u8]>) -> Result<Option<Item>> {
         self.read_item(key.as_ref(), false, None)
+    }
+
+    /// The value of `key` with its flags, as [`Client::get_item`] delivers it, or, when the
+    /// value format cannot deliver it (the errors `get_item` gives: flags that mean nothing
+    /// in the format such as another client's types, a body those flags cannot hold, a
+    /// compressed body that does not inflate), as memcached holds it: its body as stored
+    /// (not inflated) and its flags as stored (compression bits included), with
+    /// [`Form::AsStored`]. One read, placed and failed over as `get_item`'s; `None` on a miss.
+    /// For tools and bindings that hand out any value's bytes (Java's `getBytes`).
+    pub fn get_or_stored(&self, key: impl AsRef<[u8]>) -> Result<Option<(Item, Form)>> {
+        let mut sink = OrStored {
+            item: OneItem(Ok(None)),
+            form: Form::Delivered,
+        };
+        self.read(&Single(key.as_ref()), false, None, &mut sink);
+        Ok(sink.item.0?.map(|item| (item, sink.form)))
     }
 
     /// The value of `key` with its flags and CAS unique (for [`Client::cas`]).
@@ -552,5 +568,53 @@ impl<S: Sink + ?Sized> Sink for Dyn<'_, S> {
     #[inline]
     fn appended(&mut self, i: usize, start: usize, flags: u32, cas: Option<u64>) -> Result<()> {
         self.0.appended(i, start, flags, cas)
+    }
+    fn undeliverable(
+        &mut self,
+        i: usize,
+        stored: &[u8],
+        stored_flags: u32,
+        cas: Option<u64>,
+        err: Error,
+    ) -> Result<()> {
+        self.0.undeliverable(i, stored, stored_flags, cas, err)
+    }
+}
+
+/// [`Client::get_or_stored`]'s sink: one item, delivered or as stored.
+struct OrStored {
+    item: OneItem,
+    form: Form,
+}
+
+impl Sink for OrStored {
+    fn value(&mut self, i: usize, value: &[u8], flags: u32, cas: Option<u64>) -> Result<()> {
+        self.item.value(i, value, flags, cas)
+    }
+    fn owns_values(&self) -> bool {
+        self.item.owns_values()
+    }
+    fn value_owned(
+        &mut self,
+        i: usize,
+        value: Vec<u8>,
+        flags: u32,
+        cas: Option<u64>,
+    ) -> Result<()> {
+        self.item.value_owned(i, value, flags, cas)
+    }
+    fn result(&mut self, i: usize, result: Result<bool>) {
+        self.item.result(i, result)
+    }
+    fn undeliverable(
+        &mut self,
+        i: usize,
+        stored: &[u8],
+        stored_flags: u32,
+        cas: Option<u64>,
+        _err: Error,
+    ) -> Result<()> {
+        self.form = Form::AsStored;
+        self.item.value(i, stored, stored_flags, cas)
     }
 }

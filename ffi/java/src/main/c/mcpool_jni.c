@@ -1300,6 +1300,41 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, 
     return out;
 }
 
+/* getOrStored: the value as get delivers it, or as memcached holds it when the value format
+ * cannot deliver it (mcpool_client_get_or_stored_into); meta[0] = the flags. NULL on a miss. */
+JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getOrStored(JNIEnv *env, jclass cls, jlong h,
+                                                               jbyteArray key, jint key_len,
+                                                               jlongArray meta) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    uint8_t vstack[VALUE_STACK];
+    bytes_t k;
+    if (!bytes_get_n(env, key, key_len, kstack, sizeof kstack, &k)) return NULL;
+    sink_t sink = {vstack, sizeof vstack, NULL, 0, 0};
+    uint32_t flags = 0;
+    mcpool_status st = mcpool_client_get_or_stored_into(CLIENT(h), k.ptr, k.len, sink_alloc, &sink,
+                                                        &flags, NULL);
+    bytes_release(&k);
+    jbyteArray out = NULL;
+    if (st == MCPOOL_OK) {
+        const uint8_t *data = sink.heap != NULL ? sink.heap : sink.stack;
+        out = (*env)->NewByteArray(env, (jsize)sink.len);
+        if (out != NULL) {
+            if (sink.len > 0) (*env)->SetByteArrayRegion(env, out, 0, (jsize)sink.len, (const jbyte *)data);
+            if (meta != NULL) {
+                jlong f = (jlong)flags;
+                (*env)->SetLongArrayRegion(env, meta, 0, 1, &f);
+            }
+        }
+    } else if (st == MCPOOL_ALLOC_FAILED) {
+        throw_oom(env, sink.too_big ? "mcpool: value larger than a Java array" : "mcpool: reading a value");
+    } else {
+        answer(env, st);
+    }
+    free(sink.heap);
+    return out;
+}
+
 /* Get-and-touch (the core's gat, or gats with_cas): the value (NULL on a miss), its expiry set
  * to ttl seconds by the core's rule for a signed expiry (as touch); meta as for get. */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_gat(JNIEnv *env, jclass cls, jlong h,

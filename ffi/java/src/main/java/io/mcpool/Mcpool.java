@@ -67,46 +67,6 @@ public final class Mcpool implements AutoCloseable {
     private volatile ConcurrentHashMap<String, LongAdder> suppressed = new ConcurrentHashMap<>();
     /** The operation listener and its exception count (null: none). */
     private final Native.OperationDispatch operations;
-    /** The configuration the client was built from, for {@link #storedReader()}. */
-    private final Config cfg;
-    /** Guards {@link #stored} and {@link #serversSet}, and orders {@link #setServers} with them. */
-    private final Object storedLock = new Object();
-    /** A client of the {@code libmemcached} value format (flags uninterpreted, nothing
-     * inflated) on the same servers, with the same keys, for {@link #getBytes} of a value this
-     * client's format cannot deliver; made at the first such value (null until then). */
-    private NativeClient stored;
-    /** The last {@link #setServers} list, which {@link #stored} takes too; null: the
-     * configured servers. */
-    private ServerList serversSet;
-
-    /** A server list as {@code Native.setServers} takes it: the addresses packed one after
-     * another, each one's length, each one's weight. */
-    private static final class ServerList {
-        final byte[] packed;
-        final int[] lens, weights;
-
-        ServerList(byte[] packed, int[] lens, int[] weights) {
-            this.packed = packed;
-            this.lens = lens;
-            this.weights = weights;
-        }
-
-        /** Makes it client h's list. */
-        void applyTo(long h) {
-            Native.setServers(h, packed, lens, weights);
-        }
-
-        /** Makes it the list of c, held for the call. */
-        void applyTo(NativeClient c) {
-            long h = c.acquire();
-            try {
-                applyTo(h);
-            } finally {
-                c.release();
-            }
-        }
-    }
-
     Mcpool(Config cfg, Transcoder tc) {
         this(cfg, f -> tc);
     }
@@ -115,7 +75,6 @@ public final class Mcpool implements AutoCloseable {
      * with (null: the caller brings one, as {@link MemCachedClient}). */
     Mcpool(Config cfg, java.util.function.Function<String, Transcoder> pick) {
         this.nc = new NativeClient(cfg);
-        this.cfg = cfg.copy();
         this.operations = cfg.operations;
         long h = nc.acquire();
         try {
@@ -1017,46 +976,21 @@ public final class Mcpool implements AutoCloseable {
      * body those flags cannot hold, a serialized object while serialization is off:
      * MCPOOL_VALUE_FORMAT; a compressed body that does not inflate: MCPOOL_DECOMPRESS) comes
      * as memcached holds it: its flags as stored (compression bits included) and its body
-     * not inflated, read a second time through a client of the {@code libmemcached} value
-     * format on the same servers, made at the first such value (it has its own connections
-     * and metrics, not counted in {@link #metrics()}). Such flags are refused by
+     * not inflated, from the same read (the core's {@code get_or_stored}). Such flags are refused by
      * {@link #setBytes} of this client, as for any store; a {@code libmemcached} client
      * stores them back as they are.
      */
     public CachedData getBytes(String key) {
         byte[] k = key(key);
-        long[] meta = new long[2];
+        long[] meta = new long[1];
+        long h = nc.acquire();
         byte[] b;
         try {
-            b = getRaw(k, false, meta);
-        } catch (McpoolException e) {
-            if (!unreadableValue(e)) throw e;
-            NativeClient r = storedReader();
-            long h = r.acquire();
-            try {
-                b = Native.get(h, k, k.length, false, meta);
-            } finally {
-                r.release();
-            }
+            b = Native.getOrStored(h, k, k.length, meta);
+        } finally {
+            nc.release();
         }
         return b == null ? null : new CachedData(b, (int) meta[0]);
-    }
-
-    /** {@link #stored}, made now if it is not yet (after {@link #close()}: MCPOOL_CLOSED). */
-    private NativeClient storedReader() {
-        synchronized (storedLock) {
-            if (nc.isClosed()) throw new ClientException(Native.CLOSED, "MCPOOL_CLOSED", "the client is closed");
-            if (stored == null) {
-                Config c = cfg.copy();
-                c.listener = null; // its servers' health is its own: no events for it
-                c.set("value_format", "libmemcached").set("compression", "false")
-                    .set("compression_codec", "auto").set("min_idle", "0");
-                NativeClient r = new NativeClient(c);
-                if (serversSet != null) serversSet.applyTo(r);
-                stored = r;
-            }
-            return stored;
-        }
     }
 
     /** Keys packed one after another for a batch call; lens[i] each key's length. */
@@ -1624,17 +1558,12 @@ public final class Mcpool implements AutoCloseable {
             lens[i] = b.length;
             all.write(b, 0, b.length);
         }
-        ServerList list = new ServerList(all.toByteArray(), lens, weights.clone());
-        synchronized (storedLock) { // the reader of getBytes follows, in the same order
-            long h = nc.acquire();
-            try {
-                list.applyTo(h);
-                this.suppressed = new ConcurrentHashMap<>();
-            } finally {
-                nc.release();
-            }
-            serversSet = list;
-            if (stored != null) list.applyTo(stored);
+        long h = nc.acquire();
+        try {
+            Native.setServers(h, all.toByteArray(), lens, weights.clone());
+            this.suppressed = new ConcurrentHashMap<>();
+        } finally {
+            nc.release();
         }
     }
 
@@ -1889,11 +1818,6 @@ public final class Mcpool implements AutoCloseable {
     @Override
     public void close() {
         nc.close();
-        NativeClient r;
-        synchronized (storedLock) {
-            r = stored;
-        }
-        if (r != null) r.close();
     }
 
     /** Whether {@link #close()} was called (every call then throws MCPOOL_CLOSED). */

@@ -271,6 +271,10 @@ final class Native {
     /** The value, or null on a miss (never an exception); meta[0] = flags, meta[1] = CAS,
      * meta[2] (when meta has 3 slots) the value's kind (Kind.ordinal()). */
     static native byte[] get(long client, byte[] key, int keyLen, boolean withCas, long[] meta);
+    /** The value (null on a miss), delivered as get delivers it or, when the value format
+     * cannot deliver it, as memcached holds it (mcpool_client_get_or_stored_into): meta[0] =
+     * flags (as stored, compression bits included, for such a value). */
+    static native byte[] getOrStored(long client, byte[] key, int keyLen, long[] meta);
     /** Get-and-touch (gats with withCas): the value, or null on a miss; its expiry set to
      * ttl (touch's rule); meta as for {@link #get}. */
     static native byte[] gat(long client, byte[] key, int keyLen, int ttl, boolean withCas, long[] meta);

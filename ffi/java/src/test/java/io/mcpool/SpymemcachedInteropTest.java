@@ -265,6 +265,46 @@ public class SpymemcachedInteropTest {
         }
     }
 
+    /** getBytes reads where get reads (tester finding retest29 1: its second reader, a
+     * client of its own, still took a server the client had ejected for alive, and handed
+     * out that server's older value): after A is ejected, the key's value is B's. */
+    @Test
+    public void getBytesReadsTheServerGetReadsAfterAnEjection() throws Exception {
+        try (TestServer a = new TestServer(); TestServer b = new TestServer();
+             Mcpool ours = Mcpool.builder().server(a.addr(), 1).server(b.addr(), 1).preset("spymemcached")
+                 .failover("eject").failureLimit(1).ioTimeoutMillis(300)
+                 .option("io_timeout_marks_dead", "true").option("retry_timeout", "60s").build();
+             Mcpool lmA = Mcpool.builder().server(a.addr(), 1).valueFormat("libmemcached").build();
+             Mcpool lmB = Mcpool.builder().server(b.addr(), 1).valueFormat("libmemcached").build()) {
+            String k = null;
+            for (int i = 0; i < 200 && k == null; i++) {
+                String c = "gbe:" + i;
+                assertTrue(ours.setBytes(c, new byte[] {1}, 0, 0));
+                if (lmA.getBytes(c) != null) k = c;
+            }
+            assertNotNull("a key placed on A", k);
+            byte[] older = {1, 1, 1}, newer = {2, 2, 2};
+            assertTrue(lmA.setBytes(k, older, 1024, 0)); // spymemcached's Date flags
+            assertArrayEquals(older, ours.getBytes(k).data);
+            a.signal("STOP");
+            try {
+                try {
+                    ours.get(k);
+                    fail("read from a frozen server");
+                } catch (McpoolException e) {
+                    assertEquals("MCPOOL_IO_TIMEOUT", e.statusName());
+                }
+                assertTrue(lmB.setBytes(k, newer, 1536, 0)); // spymemcached's Float flags
+            } finally {
+                a.signal("CONT");
+            }
+            CachedData d = ours.getBytes(k);
+            assertNotNull(d);
+            assertEquals(1536, d.flags);
+            assertArrayEquals(newer, d.data);
+        }
+    }
+
     /** getBytes hands out the stored bytes whatever the flags (tester finding javaspy 3: a
      * Date, Float or Double spymemcached wrote failed in getBytes as in get, so the bytes
      * needed a second client of the libmemcached format): a value the format cannot deliver

@@ -96,6 +96,17 @@ final class TestServer implements AutoCloseable {
         }
     }
 
+    /** Sends the server process a signal: "STOP" freezes it (it accepts and never answers),
+     * "CONT" continues it. */
+    void signal(String sig) throws Exception {
+        Process k = new ProcessBuilder("kill", "-" + sig, Long.toString(proc.pid())).start();
+        assertTrueOrThrow(k.waitFor(5, java.util.concurrent.TimeUnit.SECONDS) && k.exitValue() == 0, "kill -" + sig);
+    }
+
+    private static void assertTrueOrThrow(boolean ok, String what) throws IOException {
+        if (!ok) throw new IOException(what + " failed");
+    }
+
     @Override
     public void close() throws InterruptedException {
         proc.destroy();
