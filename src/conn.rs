@@ -191,6 +191,13 @@ const CONNECTION_LIMIT_REPLY: &[u8] = b"ERROR Too many open connections\r\n";
 /// it, for every dialect: text and meta would take it for an unknown reply, binary for a
 /// packet without its magic byte.
 pub(crate) fn protocol_error_at(server: &str, bytes: &[u8], what: &str) -> Error {
+    let quoted = format!("{what}: {}", crate::proto::shown_reply(bytes));
+    protocol_error_saying(server, bytes, quoted)
+}
+
+/// The error for `bytes` where a reply belonged, `detail` saying what was wrong: memcached's
+/// refusal at its connection limit as that, a TLS record with the hint to turn TLS on.
+pub(crate) fn protocol_error_saying(server: &str, bytes: &[u8], detail: String) -> Error {
     if bytes.starts_with(CONNECTION_LIMIT_REPLY) {
         return Error::Io {
             server: server.to_string(),
@@ -208,7 +215,7 @@ pub(crate) fn protocol_error_at(server: &str, bytes: &[u8], what: &str) -> Error
     };
     Error::Protocol {
         server: server.to_string(),
-        detail: format!("{what}: {}{hint}", crate::proto::shown_reply(bytes)),
+        detail: format!("{detail}{hint}"),
     }
 }
 
@@ -1769,10 +1776,7 @@ impl Conn {
         let bytes = &self.rbuf[self.rstart..self.rend];
         match C::describe(e, bytes) {
             (what, true) => self.protocol_error(&what),
-            (detail, false) => Error::Protocol {
-                server: self.server.to_string(),
-                detail,
-            },
+            (detail, false) => protocol_error_saying(&self.server, bytes, detail),
         }
     }
 

@@ -238,12 +238,18 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
                     // GETKQ echoes its key; GET does not, but a reply that carries one
                     // names the item it holds: another key's is refused too.
                     if (!single || !r.key.is_empty()) && r.key != keys.key(idx) {
+                        // A GET asks no key back: bytes its reply calls a key may be a
+                        // value's (a key length that lies), so they are counted, not quoted.
+                        let named = if single {
+                            format!("a key of {} bytes", r.key.len())
+                        } else {
+                            format!("key {}", crate::key::quoted(r.key))
+                        };
                         return Err(protocol(
                             server,
                             format!(
-                                "value for key {} under opaque {} (asked for {}): a crossed \
+                                "value for {named} under opaque {} (asked for {}): a crossed \
                                  reply",
-                                crate::key::quoted(r.key),
                                 r.opaque,
                                 crate::key::quoted(keys.key(idx))
                             ),

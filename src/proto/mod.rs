@@ -175,10 +175,7 @@ impl Codec for BinaryCodec {
     /// in hex.
     fn describe(e: ParseError, bytes: &[u8]) -> (String, bool) {
         match e {
-            ParseError::UnknownReply => (
-                "not a binary response (its first byte is not the magic 0x81)".into(),
-                true,
-            ),
+            ParseError::UnknownReply => (not_binary(bytes), false),
             ParseError::BadLine => (
                 format!(
                     "malformed response header (key and extras longer than the body): {}",
@@ -189,6 +186,26 @@ impl Codec for BinaryCodec {
             e => (e.to_string(), true),
         }
     }
+}
+
+/// A binary connection's reply that does not start with the response magic: its first byte
+/// in hex, and the line when it is a text-protocol error (a server that does not speak the
+/// binary protocol). Nothing more is quoted: bytes that are not a packet's start may be
+/// anything, another key's value too (tester finding hostile3 1: the error quoted the
+/// packets after a stray byte, values included).
+fn not_binary(bytes: &[u8]) -> String {
+    let first = bytes
+        .first()
+        .map_or(String::new(), |b| format!(" (0x{b:02x})"));
+    let text = [&b"ERROR"[..], b"CLIENT_ERROR ", b"SERVER_ERROR "]
+        .iter()
+        .any(|word| bytes.starts_with(word));
+    let line = if text {
+        format!(", a text reply: {}", shown_reply(bytes))
+    } else {
+        String::new()
+    };
+    format!("not a binary response: its first byte{first} is not the magic 0x81{line}")
 }
 
 /// How an error quotes a reply, never a value's data (cached values do not belong in logs;
