@@ -750,3 +750,53 @@ fn a_write_acknowledged_during_a_clean_up_is_not_read_back_after_newer_ones() {
         assert!(wrong.is_empty(), "{protocol:?}: {wrong:?}");
     }
 }
+
+/// A returning server that refuses its clean-up (memcached `-F` answers `flush_all` with an
+/// error) stays dead, its keys served elsewhere, and the call's error says the clean-up was
+/// refused (tester finding hostile3 2: every call of the server failed with the reply while
+/// it stayed alive, and its keys never moved to the server holding their newer values).
+#[test]
+fn a_clean_up_the_server_refuses_keeps_it_dead_and_its_keys_elsewhere() {
+    for failover in [FailoverPolicy::Eject, FailoverPolicy::Rehash] {
+        let a = Memcached::start(&["-F"]);
+        let b = Memcached::start(&[]);
+        let c = client([a.addr(), b.addr()], failover, OnServerReturn::Flush, 100);
+        let s = Setup { a, b, c, ia: 0 };
+        let ks = keys_on(&s.c, s.ia, 2);
+        let (k, probe) = (&ks[0], &ks[1]);
+        s.c.set(k, b"v1", 0).unwrap();
+        outage(&s, probe, || {
+            s.c.set(k, b"v2", 0).unwrap();
+        });
+        match s.c.get(k) {
+            Ok(v) => assert_ne!(v.as_deref(), Some(&b"v1"[..]), "{failover:?}"),
+            Err(e) => assert!(
+                e.to_string().contains("clean-up (flush_all) was refused"),
+                "{failover:?}: {e}"
+            ),
+        }
+        assert!(
+            !s.c.server_states()[s.ia].alive,
+            "{failover:?}: A dead again"
+        );
+        // Served elsewhere meanwhile: no error, never A's v1 (B's copy of the first outage
+        // may be deleted at the new marking: a miss), and a new write reads back.
+        let now = s.c.get(k).unwrap();
+        assert!(
+            now.is_none() || now.as_deref() == Some(&b"v2"[..]),
+            "{failover:?}: {now:?}"
+        );
+        s.c.set(k, b"v3", 0).unwrap();
+        assert_eq!(
+            s.c.get(k).unwrap().as_deref(),
+            Some(&b"v3"[..]),
+            "{failover:?}"
+        );
+        assert_eq!(
+            raw_get(&s.a.addr(), k).as_deref(),
+            Some(&b"v1"[..]),
+            "not on A"
+        );
+        assert_eq!(s.c.metrics()[s.ia].returns_flushed, 0);
+    }
+}
