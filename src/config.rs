@@ -454,9 +454,6 @@ pub struct ClientBuilder {
     /// `tls` was set to false by name: a TLS option besides it is an error (see
     /// [`tls_contradiction`]).
     tls_off: bool,
-    /// `compression` was set: the value format's default ([`ValueFormat::compresses_by_default`])
-    /// no longer applies.
-    compression_chosen: bool,
     /// `retry_timeout_max` was set by the caller (a setter or by name; a preset's is a
     /// default): a `retry_timeout` above it is then a configuration error; otherwise the cap
     /// rises to `retry_timeout` (a first wait of 60 s alone is not refused for the default
@@ -480,7 +477,6 @@ impl std::fmt::Debug for ClientBuilder {
             config,
             errors,
             tls_off,
-            compression_chosen,
             retry_cap_chosen,
             named,
             applying_base,
@@ -501,7 +497,6 @@ impl std::fmt::Debug for ClientBuilder {
             .field("config", config)
             .field("errors", errors)
             .field("tls_off", tls_off)
-            .field("compression_chosen", compression_chosen)
             .field("retry_cap_chosen", retry_cap_chosen)
             .field("named", &named)
             .field("applying_base", applying_base)
@@ -752,8 +747,7 @@ impl ClientBuilder {
     /// inflate by default (`pymemcache`: [`ValueFormat::compresses_by_default`]).
     #[doc(alias = "setCompressEnable")]
     pub fn compression(mut self, on: bool) -> Self {
-        self.config.compression.enabled = on;
-        self.compression_chosen = true;
+        self.config.compression.enabled = Some(on);
         self
     }
 
@@ -1036,9 +1030,6 @@ impl ClientBuilder {
             return Err(Error::Config(e));
         }
         let mut c = self.config;
-        if !self.compression_chosen && !c.values.format.compresses_by_default() {
-            c.compression.enabled = false;
-        }
         if !self.retry_cap_chosen {
             c.retry_timeout_max = c.retry_timeout_max.max(c.retry_timeout);
         }

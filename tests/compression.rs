@@ -463,7 +463,54 @@ fn set_compression_switches_later_stores_and_keeps_the_client() {
     );
     assert_eq!(after.connects, before.connects, "the connection is kept");
     assert!(
-        !c.config().compression.enabled,
+        c.config().compression.enabled == Some(false),
         "config() keeps the configured setting"
     );
+}
+
+/// A `Config` made by hand and built with `Client::from_config` compresses as a built client
+/// does: left unset, compression follows the value format (off under pymemcache, whose
+/// readers do not inflate), and set, it is the caller's (tester finding rustteam2 1: by hand
+/// it compressed under pymemcache, and pymemcache read the zlib bytes as the value).
+#[test]
+fn from_config_settles_compression_by_the_value_format_as_the_builder_does() {
+    let mc = Memcached::start(&[]);
+    let big = text(60_000);
+    let by_hand = |format: ValueFormat, enabled: Option<bool>| {
+        let mut cfg = mcpool::Config::default();
+        cfg.servers
+            .push(mcpool::ServerSpec::parse(&mc.addr()).unwrap());
+        cfg.values.format = format;
+        cfg.compression.enabled = enabled;
+        Client::from_config(cfg).unwrap()
+    };
+    let cases = [
+        (ValueFormat::Pymemcache, None, false),
+        (ValueFormat::Pymemcache, Some(true), true),
+        (ValueFormat::Pylibmc, None, true),
+        (ValueFormat::Pylibmc, Some(false), false),
+    ];
+    for (i, (format, enabled, compressed)) in cases.into_iter().enumerate() {
+        let k = unique(&format!("by-hand-{i}"));
+        let c = by_hand(format, enabled);
+        assert_eq!(
+            c.config().compression.enabled,
+            Some(compressed),
+            "{format:?} {enabled:?}"
+        );
+        c.set(&k, &big, 0).unwrap();
+        let (_, stored) = raw_get(&mc.addr(), &k).unwrap();
+        assert_eq!(
+            stored.len() < big.len(),
+            compressed,
+            "{format:?} {enabled:?}"
+        );
+        assert_eq!(c.get(&k).unwrap().unwrap(), big);
+    }
+    let built = Client::builder()
+        .server(&mc.addr())
+        .value_format(ValueFormat::Pymemcache)
+        .build()
+        .unwrap();
+    assert_eq!(built.config().compression.enabled, Some(false));
 }

@@ -637,10 +637,10 @@ impl Client {
         let c = self.compression();
         let (enabled, threshold, above, level) = match decided {
             Compress::Auto => (c.enabled, c.threshold, c.above, c.level),
-            Compress::Never => (false, c.threshold, c.above, c.level),
-            Compress::Always => (true, 0, false, c.level),
-            Compress::AlwaysAt(l) => (true, 0, false, Some(l)),
-            Compress::Threshold(t) => (true, t, c.above, c.level),
+            Compress::Never => (Some(false), c.threshold, c.above, c.level),
+            Compress::Always => (Some(true), 0, false, c.level),
+            Compress::AlwaysAt(l) => (Some(true), 0, false, Some(l)),
+            Compress::Threshold(t) => (Some(true), t, c.above, c.level),
         };
         let rule = crate::value::Compression {
             enabled,

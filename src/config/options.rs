@@ -904,7 +904,7 @@ pub static OPTIONS: &[OptionSpec] = &[
         "read and write Java serialized objects (unsafe against untrusted writers)",
         Apply::Bool(|b, on| b.serialized(Lang::Java, on))),
     row!("compression", Bool, "", "true", "",
-        "compress values of at least compression_threshold bytes (SockIOPool compressEnable)",
+        "compress values of at least compression_threshold bytes (SockIOPool compressEnable); unset, off under value_format=pymemcache (its readers do not inflate)",
         Apply::Bool(ClientBuilder::compression)),
     row!("compression_codec", Name, "", "auto",
         "auto (the value format's), zlib, gzip, zstd (mcpool value format only)",

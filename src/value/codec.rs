@@ -121,8 +121,11 @@ impl std::str::FromStr for CompressionFormat {
 /// Compression settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Compression {
-    /// Compress at all (default: on; a value format without a compression mark never does).
-    pub enabled: bool,
+    /// Compress at all; `None` (the default): the value format's default
+    /// ([`crate::ValueFormat::compresses_by_default`]: on, except under `pymemcache`), which
+    /// [`crate::Client::from_config`] settles. A value format without a compression mark
+    /// never compresses.
+    pub enabled: Option<bool>,
     /// The codec written; `None`: the value format's default (`mcpool`: zlib; the legacy
     /// formats: their peers').
     pub codec: Option<Codec>,
@@ -153,7 +156,7 @@ pub struct Compression {
 impl Default for Compression {
     fn default() -> Self {
         Compression {
-            enabled: true,
+            enabled: None,
             codec: None,
             level: None,
             threshold: 30 * 1024,
@@ -201,7 +204,7 @@ impl Compression {
     /// `ratio_below`); `None` to store it as it
     /// is. The one compression decision of every store path.
     pub fn compress(&self, codec: Codec, data: &[u8]) -> Option<Vec<u8>> {
-        if !self.enabled
+        if self.enabled == Some(false)
             || self.ratio <= 0.0
             || !self.due(data.len())
             || data.is_empty()
@@ -529,7 +532,7 @@ mod tests {
         assert!(c.compress(Codec::Zlib, b"small").is_none());
         assert!(c.compress(Codec::Zlib, &noise(40_000)).is_none());
         let off = Compression {
-            enabled: false,
+            enabled: Some(false),
             ..Compression::default()
         };
         assert!(off.compress(Codec::Zlib, &b"a".repeat(100_000)).is_none());
