@@ -446,6 +446,11 @@ pub(crate) fn tls_contradiction(what: &str) -> String {
     )
 }
 
+/// The error of servers given both in a `libmemcached_config` string and as a list, in
+/// either order.
+pub(crate) const SERVERS_TWICE: &str = "libmemcached_config: servers given twice, as a list and \
+     as --SERVER words: give them in one place";
+
 /// An owned builder for [`Client`](crate::Client); `build` is in `client.rs`.
 #[derive(Clone, Default)]
 pub struct ClientBuilder {
@@ -467,6 +472,10 @@ pub struct ClientBuilder {
     /// A `preset` or `libmemcached_config` is being applied: its settings are defaults, not
     /// the caller's options.
     applying_base: bool,
+    /// The servers came from a `libmemcached_config` string's `--SERVER` words: a server
+    /// added after it, or a list set by name, is refused as a list given before the string
+    /// is (tester finding rustteam2 2: after it they were merged, or replaced the string's).
+    pub(crate) string_servers: bool,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -480,6 +489,7 @@ impl std::fmt::Debug for ClientBuilder {
             retry_cap_chosen,
             named,
             applying_base,
+            string_servers,
         } = self;
         let named: Vec<(&str, String)> = named
             .iter()
@@ -500,6 +510,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("retry_cap_chosen", retry_cap_chosen)
             .field("named", &named)
             .field("applying_base", applying_base)
+            .field("string_servers", string_servers)
             .finish()
     }
 }
@@ -541,6 +552,10 @@ impl ClientBuilder {
     /// any other `weight` must agree with it.
     #[doc(alias = "setWeights")]
     pub fn server_weighted(mut self, addr: &str, weight: u32) -> Self {
+        if self.string_servers {
+            self.errors.push(SERVERS_TWICE.into());
+            return self;
+        }
         match ServerSpec::parse_with_weight(addr, weight) {
             Ok(s) => self.config.servers.push(s),
             // The message alone: `into_config` wraps it in `Error::Config` again.
@@ -552,13 +567,19 @@ impl ClientBuilder {
 
     /// Removes every server added so far (to give the list again, e.g. after
     /// [`Client::set_servers`](crate::Client::set_servers) changed a client built from it).
+    /// (Servers a `libmemcached_config` string gave may then be given again.)
     pub fn clear_servers(mut self) -> Self {
         self.config.servers.clear();
+        self.string_servers = false;
         self
     }
 
     /// Adds an already parsed server.
     pub fn server_spec(mut self, spec: ServerSpec) -> Self {
+        if self.string_servers {
+            self.errors.push(SERVERS_TWICE.into());
+            return self;
+        }
         self.config.servers.push(spec);
         self
     }

@@ -1463,3 +1463,44 @@ fn a_key_prefix_of_bytes_is_taken_as_given() {
         "{m}"
     );
 }
+
+/// Servers come from a libmemcached_config string or from a list, not both, in either
+/// order (tester finding rustteam2 2: a server added after the string was merged with its
+/// `--SERVER` words, and a list set by name after it replaced them, silently); clearing the
+/// list first is a deliberate replacement.
+#[test]
+fn servers_after_a_libmemcached_string_that_gave_some_are_refused() {
+    let lm = || {
+        ClientBuilder::new()
+            .set("libmemcached_config", "--SERVER=127.0.0.1:21001")
+            .unwrap()
+    };
+    let twice = "servers given twice, as a list and as --SERVER words";
+    let e = message(lm().server("127.0.0.1:21002").build().unwrap_err());
+    assert!(e.contains(twice), "{e}");
+    let e = message(
+        lm().server_weighted("127.0.0.1:21002", 2)
+            .build()
+            .unwrap_err(),
+    );
+    assert!(e.contains(twice), "{e}");
+    let e = message(lm().set("servers", "127.0.0.1:21002").unwrap_err());
+    assert!(e.contains(twice), "{e}");
+    // the other order, as before
+    let e = message(
+        ClientBuilder::new()
+            .server("127.0.0.1:21002")
+            .set("libmemcached_config", "--SERVER=127.0.0.1:21001")
+            .unwrap_err(),
+    );
+    assert!(e.contains(twice), "{e}");
+    // a string without --SERVER takes the list, before or after it
+    let b = ClientBuilder::new()
+        .set("libmemcached_config", "--BINARY-PROTOCOL")
+        .unwrap()
+        .server("127.0.0.1:21002");
+    assert_eq!(b.config().servers.len(), 1);
+    let b = lm().clear_servers().server("127.0.0.1:21002");
+    assert_eq!(b.config().servers.len(), 1);
+    assert!(b.into_config().is_ok());
+}

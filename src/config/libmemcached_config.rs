@@ -507,11 +507,7 @@ pub(crate) fn apply(b: ClientBuilder, text: &str) -> Result<ClientBuilder> {
     }
     let t = translate(text)?;
     if !t.servers.is_empty() && !b.config.servers.is_empty() {
-        return Err(Error::Config(
-            "libmemcached_config: servers given twice, as a list and as --SERVER words: give \
-             them in one place"
-                .into(),
-        ));
+        return Err(Error::Config(crate::config::SERVERS_TWICE.into()));
     }
     let mut b = b.set("preset", "libmemcached")?;
     if !t.servers.is_empty() {
@@ -519,6 +515,7 @@ pub(crate) fn apply(b: ClientBuilder, text: &str) -> Result<ClientBuilder> {
             .servers
             .into_iter()
             .fold(b.clear_servers(), ClientBuilder::server_spec);
+        b.string_servers = true;
     }
     b = b.set("distribution", &t.distribution)?;
     for (name, value) in &t.options {

@@ -599,6 +599,9 @@ fn named<T: std::str::FromStr<Err = Error>>(s: &str) -> Result<T> {
 }
 
 fn set_servers(mut b: ClientBuilder, v: &str) -> Result<ClientBuilder> {
+    if b.string_servers {
+        return Err(Error::Config(crate::config::SERVERS_TWICE.into()));
+    }
     b.config.servers = ServerSpec::split_list(v)?
         .into_iter()
         .map(|part| ServerSpec::parse_entry(part, None))
