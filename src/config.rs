@@ -452,6 +452,12 @@ pub(crate) const SERVERS_TWICE: &str = "libmemcached_config: servers given twice
      as --SERVER words: give them in one place";
 
 /// An owned builder for [`Client`](crate::Client); `build` is in `client.rs`.
+///
+/// Order: a `preset` or `libmemcached_config` ([`ClientBuilder::set`]) sets defaults. An
+/// option set by name keeps its value whether it comes before or after them; a typed
+/// setter (`compression(false)`, `io_timeout(..)`, `key_prefix(..)`, ...) called *before*
+/// them is overridden by their value, so call them first:
+/// `ClientBuilder::new().set("preset", "whalin")?.compression(false)`.
 #[derive(Clone, Default)]
 pub struct ClientBuilder {
     config: Config,
@@ -1068,7 +1074,10 @@ impl ClientBuilder {
     /// the CLI do: every option of the table in [`options`] (`io_timeout`, `max_size`,
     /// `distribution`, ..., and `preset`), e.g. `.set("io_timeout", "250ms")?`. A bad value
     /// or an unknown name is an [`Error::Config`] naming the option, the value and what is
-    /// accepted (or the close names); the builder is consumed either way.
+    /// accepted (or the close names); the builder is consumed either way (keep a clone to
+    /// try again). `preset` and `libmemcached_config` set defaults: options set by name
+    /// before or after them keep their values, typed setters called before them do not
+    /// (see [`ClientBuilder`]).
     pub fn set(self, name: &str, value: &str) -> Result<Self> {
         options::set(self, name, value)
     }
