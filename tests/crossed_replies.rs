@@ -200,6 +200,9 @@ fn meta_reply_naming_another_key_is_refused() {
                 "bada" => format!("VA 8 f0 kother {o}\r\nWRONGVAL\r\n"),
                 "missa" => format!("EN kother {o}\r\n"),
                 "twice" => format!("VA 1 f0 ktwice kxyz {o}\r\nT\r\n"),
+                // "good x" in base64, and a plain key flagged b
+                "b64other" => format!("VA 1 f0 b kZ29vZCB4 {o}\r\nX\r\n"),
+                "flag-only" => format!("VA 1 f0 b kflag-only {o}\r\nX\r\n"),
                 // The key named as it was sent (base64 with `b`, as memcached echoes it).
                 _ if line.contains(" b ") => format!("VA 1 f0 b k{key} {o}\r\nB\r\n"),
                 _ if quiet => format!("VA 1 f0 k{key} {o}\r\nG\r\n"),
@@ -220,6 +223,17 @@ fn meta_reply_naming_another_key_is_refused() {
     // hostile2 5: the key flag twice is said so (it named the same key twice).
     let msg = protocol_detail("k twice", c.get("twice"));
     assert!(msg.contains("key flag k 2 times"), "{msg}");
+    // hostile3 6: a key flagged b is named decoded, or said not to be base64.
+    let msg = protocol_detail("b64", c.get("b64other"));
+    assert!(
+        msg.contains("reply for key \"good x\" (base64, flagged b)"),
+        "{msg}"
+    );
+    let msg = protocol_detail("b only", c.get("flag-only"));
+    assert!(
+        msg.contains("\"flag-only\" (flagged b, but not base64)"),
+        "{msg}"
+    );
     // A reply naming the key asked for is taken (plain, and base64 for a key with a space).
     assert_eq!(c.get("good").unwrap(), Some(b"G".to_vec()));
     for r in c.get_multi(&["good1", "good2"]) {
@@ -883,4 +897,33 @@ fn a_binary_batch_closed_before_a_reply_fails_the_unanswered() {
         "{msg}"
     );
     assert!(msg.contains("127.0.0.1"), "the server is named: {msg}");
+}
+
+/// A noreply batch whose store is answered `ERROR` or `CLIENT_ERROR` before the `version`
+/// that closes it: the error says a store of the batch was refused and the others' outcome
+/// is unknown, never that the server did not understand `version` (tester finding hostile3
+/// 5).
+#[test]
+fn a_store_refused_in_a_noreply_batch_is_named_as_such() {
+    for refusal in ["ERROR", "CLIENT_ERROR bad data chunk"] {
+        let answer = format!("{refusal}\r\n");
+        let (addr, _) = fake(4, move |_, line, w| {
+            if line.starts_with(b"set bad") {
+                let _ = w.write_all(answer.as_bytes());
+            } else if line.starts_with(b"version") {
+                let _ = w.write_all(b"VERSION 1.6.0\r\n");
+            }
+            Then::Continue
+        });
+        let c = fake_client(&addr, Protocol::Text);
+        let e = c
+            .set_multi_noreply(&[("bad5", "a"), ("good5", "b")], 0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("a store of the batch was refused")
+                && !e.contains("did not understand version"),
+            "{refusal}: {e}"
+        );
+    }
 }

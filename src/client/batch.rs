@@ -772,6 +772,24 @@ fn barrier_refused(e: Error) -> Error {
                  proxy-pool, which waits for each store's reply, or set_multi)"
             ),
         },
+        // `ERROR` or `CLIENT_ERROR` before the barrier's answer: a store of the batch was
+        // refused (memcached answers a malformed store even under noreply), not the
+        // `version` (tester finding hostile3 5: "the server did not understand version").
+        Error::Client { server, message } => {
+            let said = if message.starts_with("ERROR (") {
+                "ERROR"
+            } else {
+                message.as_str()
+            };
+            Error::Client {
+                message: format!(
+                    "{said} (read in a noreply batch where the `version` that closes it was \
+                     answered: a store of the batch was refused, and whether the others were \
+                     done is unknown)"
+                ),
+                server,
+            }
+        }
         e => e,
     }
 }

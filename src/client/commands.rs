@@ -57,13 +57,18 @@ impl Client {
     }
 
     /// Appends to an existing value (`NotStored` if missing, or if the item would grow past
-    /// the server's item size limit). Never compressed.
+    /// the server's item size limit). Never compressed. memcached adds the bytes to the
+    /// stored ones as they are: onto a value stored compressed (at least
+    /// `compression_threshold` bytes, compression on) the result no longer inflates, and its
+    /// reads fail with [`Error::Decompress`] (never a wrong value); store a value that will
+    /// grow with [`Compress::Never`] ([`Client::store_as`]).
     pub fn append(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<StoreOutcome> {
         self.store(StoreCommand::Append, key, value, 0, 0)
     }
 
     /// Prepends to an existing value (`NotStored` if missing, or if the item would grow past
-    /// the server's item size limit). Never compressed.
+    /// the server's item size limit). Never compressed; onto a value stored compressed, as
+    /// for [`Client::append`].
     pub fn prepend(&self, key: impl AsRef<[u8]>, value: impl AsRef<[u8]>) -> Result<StoreOutcome> {
         self.store(StoreCommand::Prepend, key, value, 0, 0)
     }

@@ -325,10 +325,20 @@ fn stray_retrieval_reply(server: &str, opaque: Option<u64>, tag: u32, n: usize) 
 #[cold]
 #[inline(never)]
 fn crossed_key(server: &str, flags: Flags<'_>, tag: u32, idx: usize, asked: &[u8]) -> Error {
+    // A reply flagged `b` names its key in base64: shown decoded (tester finding hostile3 6:
+    // "Z29vZCB4" for "good x", and "badmiss" for "badmiss" read as a contradiction).
+    let base64 = flags.tokens().any(|t| t == b"b");
     let keys: Vec<String> = flags
         .tokens()
         .filter(|t| t[0] == b'k')
-        .map(|t| crate::key::quoted(&t[1..]).to_string())
+        .map(|t| {
+            let raw = &t[1..];
+            match base64.then(|| crate::proto::meta::decode_base64(raw)) {
+                None => crate::key::quoted(raw).to_string(),
+                Some(Some(key)) => format!("{} (base64, flagged b)", crate::key::quoted(&key)),
+                Some(None) => format!("{} (flagged b, but not base64)", crate::key::quoted(raw)),
+            }
+        })
         .collect();
     let what = match keys.as_slice() {
         [] => "reply without its key (k, which the request asked for)".to_owned(),

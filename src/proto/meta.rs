@@ -55,6 +55,31 @@ pub fn push_base64(buf: &mut Vec<u8>, data: &[u8]) {
     }
 }
 
+/// The bytes of standard base64 `text` (with padding, as [`push_base64`] writes it), or
+/// `None` when it is not that: for messages naming a key a reply flagged `b`.
+pub fn decode_base64(text: &[u8]) -> Option<Vec<u8>> {
+    if text.len() % 4 != 0 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    for (i, quad) in text.chunks(4).enumerate() {
+        let last = i + 1 == text.len() / 4;
+        let pad = quad.iter().rev().take_while(|&&c| c == b'=').count();
+        if pad > 2 || (pad > 0 && !last) {
+            return None;
+        }
+        let mut n = 0u32;
+        for &c in &quad[..4 - pad] {
+            let v = B64.iter().position(|&x| x == c)? as u32;
+            n = n << 6 | v;
+        }
+        n <<= 6 * pad as u32;
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..3 - pad]);
+    }
+    Some(out)
+}
+
 /// True when `key` can go on the wire as is: 1 to 250 bytes, none a space, a control byte
 /// or DEL (bytes from 0x80, UTF-8 keys, go as they are, as on the text protocol). Other keys
 /// are sent base64-encoded with `b`.
@@ -635,6 +660,18 @@ mod tests {
         let mut b = Vec::new();
         encode_noop(&mut b);
         assert_eq!(b, b"mn\r\n");
+    }
+
+    #[test]
+    fn base64_decodes_what_it_encodes() {
+        for data in [&b""[..], b"f", b"fo", b"foo", b"good x", b"\r\n\x00\xff"] {
+            let mut enc = Vec::new();
+            push_base64(&mut enc, data);
+            assert_eq!(decode_base64(&enc).as_deref(), Some(data));
+        }
+        for bad in [&b"Zm9"[..], b"Zm=v", b"Zm!v", b"Z===", b"Zg==Zg=="] {
+            assert_eq!(decode_base64(bad), None, "{bad:?}");
+        }
     }
 
     #[test]
