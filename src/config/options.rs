@@ -806,7 +806,7 @@ macro_rules! row {
 pub static OPTIONS: &[OptionSpec] = &[
     row!("preset", Name, "", "none",
         "cache-memcached-fast, cache-memcached, pylibmc, python-memcached, pymemcache, whalin, \
-         spymemcached, libmemcached",
+         spymemcached, libmemcached, rust-memcache",
         "apply a legacy client's value format, placement, timeouts and compression, as \
          defaults: an option set by name, before or after it, keeps its value",
         Apply::Text(set_preset)),
@@ -1373,6 +1373,19 @@ pub static PRESETS: &[Preset] = &[
             ("compression", "false"),
             // no client-side limit: the server's item size decides
             ("max_value_size", "1073741824"),
+        ],
+    },
+    Preset {
+        name: "rust-memcache",
+        doc: "the Rust memcache crate 0.21 (Client::connect / with_pools)",
+        settings: &[
+            // flags 0 and the bytes as they are (its &str, String, Vec<u8> and numbers as
+            // text); it never inflates, so nothing is compressed
+            ("value_format", "libmemcached"),
+            ("distribution", "rust-memcache"),
+            // a dead server's keys fail there, as that crate's
+            ("failover", "fail-fast"),
+            ("compression", "false"),
         ],
     },
 ];

@@ -295,6 +295,23 @@ pub fn jenkins(key: &[u8]) -> u32 {
     c.wrapping_sub(b.rotate_left(24))
 }
 
+/// What the `memcache` crate's `default_hash_function` computes: `key.hash(&mut
+/// DefaultHasher::new())` (SipHash-1-3 with zero keys, over the bytes and a final `0xff`).
+/// A key that is not UTF-8 (which that crate cannot send) is hashed the same way, byte for
+/// byte.
+pub fn rust_default_hasher(key: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    match std::str::from_utf8(key) {
+        Ok(s) => s.hash(&mut h),
+        Err(_) => {
+            h.write(key);
+            h.write_u8(0xff);
+        }
+    }
+    h.finish()
+}
+
 /// MurmurHash3 (x86, 32-bit) over a stream of bytes, written out by hand.
 #[derive(Clone, Debug)]
 pub struct Murmur3 {

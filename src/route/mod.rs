@@ -74,6 +74,9 @@ pub enum Distribution {
     WhalinNewCompat,
     /// pymemcache `HashClient`: rendezvous hashing with murmur3_32 of `"host:port-key"`.
     PymemcacheRendezvous,
+    /// The Rust `memcache` crate (0.x, `default_hash_function`): `std`'s `DefaultHasher` of
+    /// the key, all 64 bits modulo the server count; no weights.
+    RustMemcache,
     /// Not a placement: every key goes to the first healthy server of the list, for fleets
     /// of interchangeable proxies (mcrouter, twemproxy, memcached's proxy); see [`proxy_pool`].
     /// Not in [`Distribution::NAMES`] / [`Distribution::all`], which list placement profiles.
@@ -133,6 +136,7 @@ impl Distribution {
         "whalin-old-compat",
         "whalin-new-compat",
         "pymemcache-rendezvous",
+        "rust-memcache",
     ];
 
     /// The profile's name, as accepted by `FromStr` and the CLI.
@@ -152,6 +156,7 @@ impl Distribution {
             Distribution::WhalinOldCompat => "whalin-old-compat",
             Distribution::WhalinNewCompat => "whalin-new-compat",
             Distribution::PymemcacheRendezvous => "pymemcache-rendezvous",
+            Distribution::RustMemcache => "rust-memcache",
             Distribution::ProxyPool => proxy_pool::NAME,
             Distribution::Setting(s) => s.client().name(),
         }
@@ -253,6 +258,10 @@ impl Distribution {
             }
             Distribution::WhalinNewCompat => (KeyHash::Crc15, Layout::Modulo { weighted: true }),
             Distribution::PymemcacheRendezvous => (KeyHash::Murmur3, Layout::Rendezvous),
+            Distribution::RustMemcache => (
+                KeyHash::RustDefaultHasher,
+                Layout::Modulo { weighted: false },
+            ),
             // The hash is never used: every key goes to the first (healthy) proxy.
             Distribution::ProxyPool => (KeyHash::Crc15, Layout::First),
             Distribution::Setting(s) => return s.parts(),
@@ -486,6 +495,7 @@ impl FromStr for Distribution {
             "whalin-old-compat" => Distribution::WhalinOldCompat,
             "whalin-new-compat" => Distribution::WhalinNewCompat,
             "pymemcache-rendezvous" => Distribution::PymemcacheRendezvous,
+            "rust-memcache" => Distribution::RustMemcache,
             proxy_pool::NAME => Distribution::ProxyPool,
             _ => {
                 return Err(Error::Config(format!(

@@ -40,6 +40,15 @@ impl Modulo {
     /// The bucket that `prefix + key` hashes to: `|h % n|` (Java's `%` keeps the sign, and
     /// Whalin negates a negative bucket).
     fn bucket(&self, prefix: &[u8], key: &[u8]) -> usize {
+        if self.hash == KeyHash::RustDefaultHasher {
+            // all 64 bits, unsigned (`hash as usize % n`), of the key as sent
+            let h = if prefix.is_empty() {
+                hash::rust_default_hasher(key)
+            } else {
+                hash::rust_default_hasher(&[prefix, key].concat())
+            };
+            return (h % self.buckets.len() as u64) as usize;
+        }
         let n = self.buckets.len() as i64;
         (self.hash.hash_signed(prefix, key) % n).unsigned_abs() as usize
     }

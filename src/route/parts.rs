@@ -41,6 +41,10 @@ pub enum KeyHash {
     OldCompat,
     /// murmur3_32 of `"host:port-" + key` (pymemcache; only with [`Layout::Rendezvous`]).
     Murmur3,
+    /// Rust's `std` `DefaultHasher` over the key as a `str` (its bytes, then `0xff`), all 64
+    /// bits taken modulo the server count (the `memcache` crate's `default_hash_function`;
+    /// only with [`Layout::Modulo`]).
+    RustDefaultHasher,
 }
 
 impl KeyHash {
@@ -75,6 +79,7 @@ impl KeyHash {
             KeyHash::JavaStringUnsigned => hash::java_string_hash(b"", key) as u32,
             KeyHash::OldCompat => hash::whalin_old_compat_hash(b"", key) as u32,
             KeyHash::Murmur3 => hash::murmur3_32(key, 0),
+            KeyHash::RustDefaultHasher => hash::rust_default_hasher(key) as u32,
         }
     }
 }

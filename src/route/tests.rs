@@ -106,6 +106,7 @@ fn is_consistent(d: &Distribution) -> bool {
             | Distribution::WhalinNative
             | Distribution::WhalinOldCompat
             | Distribution::WhalinNewCompat
+            | Distribution::RustMemcache
     ) && !matches!(
         d,
         // The weighted MD5 continuums recount points per live server.
