@@ -608,13 +608,20 @@ mcp_refusal(mcp_t *m, uint32_t flags)
 }
 #define MCP_REFUSED(m, flags) mcp_refusal(m, flags)
 
-/* A foreign serialized value (mcp_refusal): the message, which also becomes last_error (unless
- * the call already failed otherwise), as
- * the core's refusal of such a value does when its option is off. */
+/* A value mcp_refusal refuses (a foreign serialized object, or one flagged Storable while
+ * deserialize is off): the message, which also becomes last_error (unless the call already
+ * failed otherwise), as the core's refusal of such a value does when its option is off, and
+ * as the binding's other unreadable values (mcp_trailing_msg) do: an error, never a miss. */
 static SV *
-mcp_foreign_error(pTHX_ const char *key, STRLEN klen, int refusal, uint32_t flags)
+mcp_refusal_error(pTHX_ const char *key, STRLEN klen, int refusal, uint32_t flags)
 {
-    SV *msg = newSVpvf("key \"%.*s\" with flags %u (0x%x): the value is %s, and Perl cannot "
+    SV *msg;
+    if (refusal - 1 == MCPOOL_KIND_PERL_STORABLE)
+        msg = newSVpvf("key \"%.*s\" with flags %u (0x%x): the value is flagged Storable "
+                       "(serialized) and deserialize is off", (int)klen, key, (unsigned)flags,
+                       (unsigned)flags);
+    else
+        msg = newSVpvf("key \"%.*s\" with flags %u (0x%x): the value is %s, and Perl cannot "
                        "read it (serialized_%s lets the core deliver it to a reader that can)",
                        (int)klen, key, (unsigned)flags, (unsigned)flags,
                        refusal - 1 == MCPOOL_KIND_PYTHON_PICKLE ? "a Python pickle"
@@ -699,18 +706,15 @@ mcp_refuse_keys(pTHX_ AV *refused, const char *fn, const mcpool_status *st, size
     return refused;
 }
 
-/* The warning for a value MCP_REFUSED (a new SV). It is given (mcp_warn) only once nothing
- * is left to free, since a __WARN__ handler may die. */
+/* The warning for a value MCP_REFUSED (a new SV), labelled MCPOOL_VALUE_FORMAT as the other
+ * unreadable values' (last_error set: mcp_refusal_error). It is given (mcp_warn) only once
+ * nothing is left to free, since a __WARN__ handler may die. */
 static SV *
 mcp_refused_msg(pTHX_ const char *fn, const char *key, STRLEN klen, int refusal, uint32_t flags)
 {
-    if (refusal - 1 != MCPOOL_KIND_PERL_STORABLE) {
-        SV *msg = sv_2mortal(mcp_foreign_error(aTHX_ key, klen, refusal, flags));
-        return newSVpvf("Mcpool::%s: %s: %" SVf ": not returned", fn,
-                        mcpool_status_name(MCPOOL_VALUE_FORMAT), SVfARG(msg));
-    }
-    return newSVpvf("Mcpool::%s: %.*s: the value is flagged Storable (serialized) and "
-                    "deserialize is off: not returned", fn, (int)klen, key);
+    SV *msg = sv_2mortal(mcp_refusal_error(aTHX_ key, klen, refusal, flags));
+    return newSVpvf("Mcpool::%s: %s: %" SVf ": not returned", fn,
+                    mcpool_status_name(MCPOOL_VALUE_FORMAT), SVfARG(msg));
 }
 
 /* The error for a Storable image with bytes after it (mcp_decode's *trailing): the message,
@@ -1886,6 +1890,36 @@ get(m, key)
         /* ST(0), not a push: thaw may have moved the Perl stack */
         ST(0) = sv_2mortal(sv);
         XSRETURN(1);
+
+void
+get_bytes(m, key)
+        Mcpool m
+        SV *key
+    PREINIT:
+        STRLEN klen;
+        const uint8_t *k;
+        mcp_one_t one;
+        uint32_t flags = 0;
+        mcpool_status st;
+    PPCODE:
+        /* (bytes, flags), never thawed or decoded as text; a value the value format cannot
+         * deliver as memcached holds it, its flags as stored (mcpool_client_get_or_stored_into);
+         * nothing on a miss or an error (last_error). */
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "get_bytes");
+#ifdef PERL_IMPLICIT_CONTEXT
+        one.perl = aTHX;
+#endif
+        one.sv = NULL;
+        MCP_CORE(st = mcpool_client_get_or_stored_into(m->client, k, klen, mcp_alloc_one, &one,
+                                                       &flags, NULL));
+        if (st != MCPOOL_OK || !one.sv) {
+            if (one.sv)
+                SvREFCNT_dec(one.sv);
+            XSRETURN_EMPTY;
+        }
+        ST(0) = sv_2mortal(one.sv);
+        ST(1) = sv_2mortal(newSVuv(flags));
+        XSRETURN(2);
 
 void
 gat(m, exptime, key)
@@ -3319,11 +3353,13 @@ get_lease(m, key, vivify_ttl, recache_below)
         state = lease == MCPOOL_LEASE_HIT ? "hit" : lease == MCPOOL_LEASE_RECOMPUTE ? "recompute" : "wait";
         if (item) {
             int refusal = MCP_REFUSED(m, mcpool_item_flags(item));
-            if (refusal && refusal - 1 != MCPOOL_KIND_PERL_STORABLE) {
-                /* another language's object: an error (last_error), as when the core refuses it */
+            if (refusal) {
+                /* another language's object, or one flagged Storable while deserialize is
+                 * off: an error (last_error), as when the core refuses it, never a hit
+                 * without a value */
                 uint32_t f = mcpool_item_flags(item);
                 mcpool_item_free(item);
-                sv_2mortal(mcp_foreign_error(aTHX_ (const char *)k, klen, refusal, f));
+                sv_2mortal(mcp_refusal_error(aTHX_ (const char *)k, klen, refusal, f));
                 XSRETURN_EMPTY;
             }
             cas = mcpool_item_cas(item);

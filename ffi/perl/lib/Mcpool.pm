@@ -59,8 +59,26 @@ sub _num {
     return $v + 0;
 }
 
+# A number of seconds (finite, 0 to 10^9: _num checked it) as the core's duration text: the
+# one conversion of every duration given as a number. Whole nanoseconds (the core's
+# resolution), written as microseconds with the nanoseconds' digits ('2500000us' for 2.5,
+# '0.4us' for 4e-7). A positive number is never 0: one below half a nanosecond is 1 ns, the
+# least the core takes, so the core accepts or refuses it by its own rule (before, seconds
+# under 0.5 µs became '0us', which these options read as none or the system's: tester
+# finding retest29 4).
+sub _duration_text {
+    my $s = shift;
+    return '0us' if $s <= 0;
+    my $ns = sprintf '%.0f', $s * 1e9;    # the digits of a whole number up to 10^18
+    $ns = '1' if $ns eq '0';
+    $ns = ('0' x (4 - length $ns)) . $ns if length $ns < 4;
+    my ($us, $frac) = (substr($ns, 0, -3), substr($ns, -3));
+    $frac =~ s/0+\z//;
+    return $us . (length $frac ? ".$frac" : '') . 'us';
+}
+
 # Cache::Memcached::Fast's timeouts are seconds, rational, at most 10^9 (31 years, so the
-# microseconds stay exact); the core's text for them. 0 is $zero, the word's own meaning
+# nanoseconds stay exact); the core's text for them. 0 is $zero, the word's own meaning
 # there: for connect_timeout and io_timeout no limit (a day here), for failure_timeout no
 # rest at all (0, Cache::Memcached::Fast's server is tried again at once).
 my $MAX_SECONDS = 1e9;
@@ -74,16 +92,15 @@ sub _seconds {
     # core's to read, in any case and with white space, as for every core option.
     return "$v" if !ref $v && $v =~ /^\s*(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*[^\W\d_]+\s*\z/;
     my $s = _num($conf, $name, 0, $MAX_SECONDS, 'seconds');
-    return $s <= 0 ? $zero : int($s * 1e6 + 0.5) . 'us';
+    return $s <= 0 ? $zero : _duration_text($s);
 }
 
 # A core duration option given as a bare number: seconds (0 to 10^9, as the timeouts above)
-# in the core's text form, whole microseconds. 0 stays 0 (the core's "none" where it has
-# one), not Cache::Memcached::Fast's "no limit" of _seconds.
+# in the core's text form (_duration_text). 0 stays 0 (the core's "none" where it has one),
+# not Cache::Memcached::Fast's "no limit" of _seconds.
 sub _core_seconds {
     my ($conf, $name) = @_;
-    my $s = _num($conf, $name, 0, $MAX_SECONDS, 'seconds');
-    return int($s * 1e6 + 0.5) . 'us';
+    return _duration_text(_num($conf, $name, 0, $MAX_SECONDS, 'seconds'));
 }
 
 # Cache::Memcached::Fast's compress_threshold as its Fast.xs holds it: a whole number (SvIV),
@@ -847,7 +864,8 @@ decr_multi (@keys or [$key, $delta], ...)>).
 
 =item * B<Values that cannot be read> are errors, with a warning and C<last_error>, never a
 miss nor the value without its bytes: a Storable image with bytes after it, a value flagged
-Storable whose thaw dies (L</SECURITY: Storable>).
+Storable whose thaw dies (L</SECURITY: Storable>), a value flagged Storable with
+C<deserialize =E<gt> 0> (L</deserialize>).
 
 =item * B<A floating-point value> is stored as the text that reads back as the same number:
 Perl's 15 digits when they do, else 17 (C<0.57 * 100> is C<"56.999999999999993">,
@@ -1143,19 +1161,25 @@ name croaks.
 mcpool extension. True by default (as Cache::Memcached::Fast, which always serializes
 references): references are stored as Storable images, and values flagged Storable are
 delivered for thawing (see L</deserialize>). With C<serialize =E<gt> 0> storing a reference
-croaks and a value flagged Storable is an error on every read (a warning, nothing returned).
+croaks and a value flagged Storable is an error on every read (a warning and C<last_error>,
+nothing returned).
 
 =item deserialize
 
 mcpool extension. True by default: values flagged Storable are thawed with the thaw method,
 as Cache::Memcached::Fast does, which is B<unsafe against untrusted writers> (see
 L</SECURITY: Storable>). With C<deserialize =E<gt> 0> nothing read is ever thawed: a value
-flagged Storable is an error, never its bytes passed off as the value. C<get>, C<gets>,
-C<gat> and C<gats> return nothing for it and C<get_multi>/C<gets_multi> leave its key out,
-each with a warning naming the key (C<Mcpool::get: KEY: the value is flagged Storable
-(serialized) and deserialize is off: not returned>); the other values of the call are
-returned. Values that are not flagged Storable are returned as always. Storing a reference
-still serializes it (flag 1), for readers that thaw.
+flagged Storable is an error, never its bytes passed off as the value, nor a miss. C<get>,
+C<gets>, C<gat> and C<gats> return nothing for it and C<get_multi>/C<gets_multi>/C<gat_multi>
+leave its key out, each with a warning naming the key and the flags (C<Mcpool::get:
+MCPOOL_VALUE_FORMAT: key "K" with flags 1 (0x1): the value is flagged Storable (serialized)
+and deserialize is off: not returned>) and C<last_error> saying why (C<key "K" with flags 1
+(0x1): the value is flagged Storable (serialized) and deserialize is off>), as for the other
+values that cannot be read; C<get_lease> returns nothing, C<last_error> saying why. (Before
+2026-12-06 C<last_error> stayed empty, so the value read as a miss, and C<get_lease>
+answered C<'hit'> with an undef value.) The other values of the call are returned. Values
+that are not flagged Storable are returned as always. Storing a reference still serializes
+it (flag 1), for readers that thaw.
 
 =item utf8
 
@@ -1231,7 +1255,13 @@ C<io_timeout>, with C<io_timeout>'s meaning; two spellings of one option croak),
 C<'2s'>, C<'500us'>; a bare number (C<2>, C<0.25>, C<'2'>) for a duration is B<seconds>, Perl's
 convention, as for C<connect_timeout> and C<io_timeout> (which options are durations is the
 core's answer, as in Python: C<{ io_timeout =E<gt> 10, operation_timeout =E<gt> 2 }> is 10 s and
-2 s), booleans C<1>/C<0>/C<'true'>/C<'false'>,
+2 s). Such seconds reach the core exact to the nanosecond (its resolution), and a positive
+number is never 0 (which these options read as "none" or "the system's"): one below a
+nanosecond is 1 ns, so the core takes or refuses it by its own rule (C<operation_timeout
+=E<gt> 4e-7> is a 400 ns deadline, C<tcp_keepidle =E<gt> 4e-7> croaks as C<1e-6> does; before
+2026-12-06 both were rounded to 0 µs: no deadline, the system's keepalive idle time); a
+negative, NaN or infinite number croaks naming the option and the value. Booleans
+C<1>/C<0>/C<'true'>/C<'false'>,
 names. A new option added to the core reaches Perl with no change here. The TLS options need a
 core built with TLS: C<Mcpool::tls_supported()> says whether this one was (README, "TLS in every
 package"); C<Mcpool::library_version()> gives the core's version. C<libmemcached_config>
@@ -1377,6 +1407,15 @@ C<set_multi> to learn each item's outcome. An empty list returns true.
 =item get ($key), gets ($key)
 
 C<gets> returns C<[$cas, $value]>.
+
+=item get_bytes ($key)
+
+mcpool extension: C<($bytes, $flags)>, never thawed or decoded as text, or nothing on a miss
+or an error (C<last_error>). A value the value format reads comes as the format delivers it
+(inflated); one it cannot deliver (flags of another client's types, a compressed body that
+does not inflate: where C<get> warns and returns nothing) comes as memcached holds it, its
+flags as stored, compression bits included. One read, placed as C<get>'s (the core's
+C<get_or_stored>).
 
 =item get_multi (@keys), gets_multi (@keys)
 

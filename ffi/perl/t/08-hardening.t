@@ -164,8 +164,10 @@ SKIP: {
     my @w;
     local $SIG{__WARN__} = sub { push @w, @_ };
     is_deeply([$nd->get("${p}ref")], [], 'item 2: deserialize => 0: get of a Storable-flagged value returns nothing');
-    like("@w", qr/^Mcpool::get: \Q${p}ref\E: the value is flagged Storable \(serialized\) and deserialize is off/,
+    like("@w", qr/^Mcpool::get: MCPOOL_VALUE_FORMAT: key "\Q${p}ref\E" with flags 1 \(0x1\): the value is flagged Storable \(serialized\) and deserialize is off/,
         '... with a warning naming the key');
+    like(Mcpool::last_error(), qr/^key "\Q${p}ref\E" with flags 1 \(0x1\): the value is flagged Storable/,
+        '... and last_error (an error, never a miss: t/49-deserialize-off-last-error.t)');
     @w = ();
     is_deeply([$nd->gets("${p}ref")], [], 'deserialize => 0: gets returns nothing');
     is_deeply([$nd->gat(0, "${p}ref")], [], 'deserialize => 0: gat returns nothing');
@@ -173,7 +175,7 @@ SKIP: {
     @w = ();
     is_deeply($nd->get_multi("${p}ref", "${p}plain"), { "${p}plain" => 'plain value' },
         'deserialize => 0: get_multi leaves the Storable-flagged value out');
-    like("@w", qr/^Mcpool::get_multi: \Q${p}ref\E: the value is flagged Storable/, '... with a warning');
+    like("@w", qr/^Mcpool::get_multi: MCPOOL_VALUE_FORMAT: key "\Q${p}ref\E" with flags 1 \(0x1\): the value is flagged Storable/, '... with a warning');
     @w = ();
     is_deeply($nd->get_multi("${p}ref", "${p}plain", "${p}forged", "${p}forged-big"), { "${p}plain" => 'plain value' },
         'deserialize => 0: get_multi of several refused values (no object is made)');

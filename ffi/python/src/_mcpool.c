@@ -1558,6 +1558,44 @@ static PyObject *Client_gets(ClientObject *self, PyObject *const *args, Py_ssize
     return Py_BuildValue("(NK)", v, (unsigned long long)cas);
 }
 
+/* get_bytes: (bytes, flags), or None on a miss: the value's bytes never deserialized, as the
+ * value format delivers them (inflated, an integer as its text) or, for a value it cannot
+ * deliver (another client's flags, a compressed body that does not inflate), as memcached
+ * holds it, its flags as stored (mcpool_client_get_or_stored_into). */
+static PyObject *Client_get_bytes(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kw) {
+    static const argname_t names[] = {{"key", 0}};
+    PyObject *a[1];
+    const uint8_t *k;
+    size_t kn;
+    PyObject *own;
+    uint32_t flags = 0;
+    read_one_t one = {NULL, NULL, 0, 0};
+    CHECK_OPEN(self);
+    if (parse_args("get_bytes", args, nargs, kw, names, 1, 1, 1, 1, a) < 0)
+        return NULL;
+    if (key_bytes(a[0], &k, &kn, &own) < 0)
+        return NULL;
+    one.ts = PyEval_SaveThread();
+    mcpool_status st =
+        mcpool_client_get_or_stored_into(self->client, k, kn, alloc_one, &one, &flags, NULL);
+    PyEval_RestoreThread(one.ts);
+    Py_XDECREF(own);
+    if (st == MCPOOL_NOT_FOUND) {
+        Py_XDECREF(one.bytes);
+        Py_RETURN_NONE;
+    }
+    if (st != MCPOOL_OK || one.bytes == NULL) {
+        Py_XDECREF(one.bytes);
+        if (st == MCPOOL_ALLOC_FAILED && one.nomem)
+            return PyErr_NoMemory();
+        if (st == MCPOOL_ALLOC_FAILED && one.closing)
+            return raise_closing();
+        return raise_status(st);
+    }
+    return Py_BuildValue("(NI)", one.bytes, (unsigned int)flags);
+}
+
 /* The keys of a multi-key call, owned for the whole call: the pointers point into objects
  * that seq (or keep) holds a reference to, never into the caller's list, which another thread
  * may clear or change while the GIL is released (issue 15, item 3). */
@@ -3942,6 +3980,7 @@ static PyObject *Client_meta_info_kw(ClientObject *self, PyObject *const *args, 
     }
 HOOKED_FAST(Client_get)
 HOOKED_FAST(Client_gets)
+HOOKED_FAST(Client_get_bytes)
 HOOKED_FAST(Client_get_multi)
 HOOKED_FAST(Client_get_multi_each)
 HOOKED_FAST(Client_set)
@@ -3997,6 +4036,11 @@ static PyMethodDef Client_methods[] = {
      "get(key, default=None)\n--\n\nThe value of key, or default on a miss."},
     {"gets", (PyCFunction)(void (*)(void))Client_gets_hooked, FAST,
      "gets(key)\n--\n\n(value, cas_unique) of key, or (None, None) on a miss."},
+    {"get_bytes", (PyCFunction)(void (*)(void))Client_get_bytes_hooked, FAST,
+     "get_bytes(key)\n--\n\n(bytes, flags) of key, never deserialized, or None on a miss: "
+     "as the value format delivers them, or, for a value it cannot deliver (another client's "
+     "flags, a compressed body that does not inflate), as memcached holds it, flags as "
+     "stored. One read, placed as get's."},
     {"get_multi", (PyCFunction)(void (*)(void))Client_get_multi_hooked, FAST,
      "get_multi(keys, key_prefix='')\n--\n\nA dict of the keys found (one round trip per "
      "server); key_prefix is prepended on the wire and not in the dict's keys. A key given "

@@ -15,6 +15,7 @@ clients read too, or a legacy client's (``"pylibmc"``, ``"python-memcached"``,
 """
 import collections as _collections
 import datetime as _datetime
+import fractions as _fractions
 import typing as _typing
 
 from ._mcpool import (  # noqa: F401
@@ -118,9 +119,27 @@ def _shown(name, given):
     return name if given in (None, name) else "%s (given as %s)" % (name, given)
 
 
+def _duration_text(seconds):
+    """A number of seconds (finite, 0 or more: ``_text`` checked it) as the core's duration
+    text: the one conversion of every duration given as a number. An int as whole seconds;
+    a float as whole nanoseconds (the core's resolution), from its exact value (no float
+    product to overflow or round), written as microseconds with the nanoseconds' digits
+    (``"2500000us"`` for 2.5, ``"0.4us"`` for 4e-07; no exponent form). A positive number is
+    never 0: one below half a nanosecond is 1 ns, the least the core takes, so the core
+    accepts or refuses it by its own rule (tester finding retest29 4: seconds under 0.5 µs
+    were rounded to "0us", which these options read as none or the system's: no deadline,
+    the system's keepalive idle time)."""
+    if seconds == 0:
+        return "0"  # zero in any unit; a refusal shows "0", as given
+    if isinstance(seconds, int):
+        return "%ds" % seconds
+    us, ns = divmod(max(1, round(_fractions.Fraction(seconds) * 1_000_000_000)), 1000)
+    return "%dus" % us if ns == 0 else "%d.%sus" % (us, ("%03d" % ns).rstrip("0"))
+
+
 def _text(name, value, given=None):
     """An option's value in the core's text form: str as it is (e.g. "250ms"), bool as
-    true/false, a number of seconds (or a timedelta) for a duration, other numbers as
+    true/false, a number of seconds (or a timedelta) for a duration (``_duration_text``), other numbers as
     decimal text, bytes as UTF-8 (bytes as they are for an option that takes bytes, the key
     prefix: the core's answer, ``_option``). Whether the option takes a duration is the core's answer
     (``_option``), for the name in any spelling the core accepts. A number of seconds that
@@ -146,11 +165,7 @@ def _text(name, value, given=None):
             raise ConfigurationError(
                 "option %s: bad value %r: a duration is a finite number "
                 "of seconds, 0 or more (or a str such as \"250ms\")" % (shown, as_given))
-        if value == 0:
-            return "0"  # zero in any unit; a refusal shows "0", as given
-        if isinstance(value, float):
-            return "%dus" % round(value * 1e6)  # no exponent form: whole microseconds
-        return "%ds" % value
+        return _duration_text(value)
     if isinstance(value, bytes):
         if _option(name)[3]:  # the core's answer (mcpool_option_takes_bytes)
             # any bytes, as they are: the core's key rule of the protocol checks them when
@@ -293,8 +308,9 @@ class Client(_Client):
     them with their types and defaults; docs/options.md), forwarded as it is: a str in the
     core's text form (``operation_timeout="250ms"``, ``distribution="libmemcached-ketama"``,
     ``failover="rehash"``, ``protocol="meta"``, ``preset="pylibmc"``, ``tls_ca_file=...``),
-    a bool, a number (for a duration: **seconds**, as Python's own timeouts; ``timeout=0.5``),
-    or a ``datetime.timedelta``; bytes are read as UTF-8, but ``key_prefix`` (``prefix``)
+    a bool, a number (for a duration: **seconds**, as Python's own timeouts; ``timeout=0.5``;
+    exact to the nanosecond, and a positive number never 0: below 1 ns it is 1 ns, which the
+    core takes or refuses by its own rule), or a ``datetime.timedelta``; bytes are read as UTF-8, but ``key_prefix`` (``prefix``)
     takes any bytes as they are (``key_prefix=b"caf\xe9:"``, a Latin-1 namespace of
     Cache::Memcached::Fast's), the protocol's key rule checking them when the client is built
     (text refuses a space or control byte: ``ConfigurationError``; meta sends such a key

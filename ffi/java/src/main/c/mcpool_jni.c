@@ -1266,13 +1266,11 @@ static void meta_fill(JNIEnv *env, jlong h, jlongArray meta, uint32_t flags, uin
     (*env)->SetLongArrayRegion(env, meta, 0, mn, m);
 }
 
-/* Returns the value (NULL on a miss); meta[0] = flags, meta[1] = CAS unique, meta[2] (when
- * meta has 3 slots) = the value's kind, meta[3] (when it has 4) = 1 when the body is the one
- * memcached holds (mcpool_client_flags_verbatim: what incr sees), else 0. */
-JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, jlong h,
-                                                       jbyteArray key, jint key_len,
-                                                       jboolean with_cas, jlongArray meta) {
-    (void)cls;
+/* One key's value into a Java array (NULL on a miss): mcpool_client_get_into, or with
+ * or_stored mcpool_client_get_or_stored_into (a value the format cannot deliver as memcached
+ * holds it, flags as stored; no CAS); meta as meta_fill writes it. */
+static jbyteArray read_one(JNIEnv *env, jlong h, jbyteArray key, jint key_len, bool with_cas,
+                           bool or_stored, jlongArray meta) {
     uint8_t kstack[KEY_STACK];
     uint8_t vstack[VALUE_STACK];
     bytes_t k;
@@ -1280,8 +1278,10 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, 
     sink_t sink = {vstack, sizeof vstack, NULL, 0, 0};
     uint32_t flags = 0;
     uint64_t cas = 0;
-    mcpool_status st = mcpool_client_get_into(CLIENT(h), k.ptr, k.len, sink_alloc, &sink, &flags,
-                                              with_cas ? &cas : NULL);
+    mcpool_status st =
+        or_stored ? mcpool_client_get_or_stored_into(CLIENT(h), k.ptr, k.len, sink_alloc, &sink, &flags, NULL)
+                  : mcpool_client_get_into(CLIENT(h), k.ptr, k.len, sink_alloc, &sink, &flags,
+                                           with_cas ? &cas : NULL);
     bytes_release(&k);
     jbyteArray out = NULL;
     if (st == MCPOOL_OK) {
@@ -1300,39 +1300,24 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, 
     return out;
 }
 
+/* Returns the value (NULL on a miss); meta[0] = flags, meta[1] = CAS unique, meta[2] (when
+ * meta has 3 slots) = the value's kind, meta[3] (when it has 4) = 1 when the body is the one
+ * memcached holds (mcpool_client_flags_verbatim: what incr sees), else 0. */
+JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, jlong h,
+                                                       jbyteArray key, jint key_len,
+                                                       jboolean with_cas, jlongArray meta) {
+    (void)cls;
+    return read_one(env, h, key, key_len, with_cas, false, meta);
+}
+
 /* getOrStored: the value as get delivers it, or as memcached holds it when the value format
- * cannot deliver it (mcpool_client_get_or_stored_into); meta[0] = the flags. NULL on a miss. */
+ * cannot deliver it (mcpool_client_get_or_stored_into); meta[0] = the flags (as stored for
+ * such a value), meta[1] = 0. NULL on a miss. */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getOrStored(JNIEnv *env, jclass cls, jlong h,
                                                                jbyteArray key, jint key_len,
                                                                jlongArray meta) {
     (void)cls;
-    uint8_t kstack[KEY_STACK];
-    uint8_t vstack[VALUE_STACK];
-    bytes_t k;
-    if (!bytes_get_n(env, key, key_len, kstack, sizeof kstack, &k)) return NULL;
-    sink_t sink = {vstack, sizeof vstack, NULL, 0, 0};
-    uint32_t flags = 0;
-    mcpool_status st = mcpool_client_get_or_stored_into(CLIENT(h), k.ptr, k.len, sink_alloc, &sink,
-                                                        &flags, NULL);
-    bytes_release(&k);
-    jbyteArray out = NULL;
-    if (st == MCPOOL_OK) {
-        const uint8_t *data = sink.heap != NULL ? sink.heap : sink.stack;
-        out = (*env)->NewByteArray(env, (jsize)sink.len);
-        if (out != NULL) {
-            if (sink.len > 0) (*env)->SetByteArrayRegion(env, out, 0, (jsize)sink.len, (const jbyte *)data);
-            if (meta != NULL) {
-                jlong f = (jlong)flags;
-                (*env)->SetLongArrayRegion(env, meta, 0, 1, &f);
-            }
-        }
-    } else if (st == MCPOOL_ALLOC_FAILED) {
-        throw_oom(env, sink.too_big ? "mcpool: value larger than a Java array" : "mcpool: reading a value");
-    } else {
-        answer(env, st);
-    }
-    free(sink.heap);
-    return out;
+    return read_one(env, h, key, key_len, false, true, meta);
 }
 
 /* Get-and-touch (the core's gat, or gats with_cas): the value (NULL on a miss), its expiry set

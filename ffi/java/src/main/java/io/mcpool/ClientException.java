@@ -1,6 +1,6 @@
 package io.mcpool;
 
-/** The caller's input was refused before any byte was sent (MCPOOL_INVALID_ARGUMENT, MCPOOL_INVALID_KEY, MCPOOL_VALUE_TOO_LARGE, MCPOOL_CONFIG, MCPOOL_OUT_OF_RANGE, MCPOOL_UNSUPPORTED), or the Java side refused it: a null key or argument, a key or String with an unpaired surrogate (no UTF-8 form), a value it cannot encode or may not decode, a closed client. */
+/** The caller's input was refused before any byte was sent (MCPOOL_INVALID_ARGUMENT, MCPOOL_INVALID_KEY, MCPOOL_VALUE_TOO_LARGE, MCPOOL_CONFIG, MCPOOL_OUT_OF_RANGE, MCPOOL_UNSUPPORTED), or the Java side refused it: a null key or argument, a key or String with an unpaired surrogate (no UTF-8 form), a value it cannot or may not encode, a closed client. A value that was read but cannot be delivered is a {@link ServerException} (MCPOOL_VALUE_FORMAT). */
 public class ClientException extends McpoolException {
     private static final long serialVersionUID = 1L;
 

@@ -9,8 +9,4 @@ public class ConnectionException extends McpoolException {
     public ConnectionException(int status, String statusName, String message) {
         super(status, statusName, message);
     }
-
-    ConnectionException(String message, Throwable cause) {
-        super(0, "JAVA", message, cause);
-    }
 }

@@ -42,15 +42,19 @@ final class Kinds {
     static Object decode(byte[] b, Kind kind, boolean primitiveAsString, boolean allowSerializable,
                          ClassLoader loader) {
         Mcpool.notNull(b, "data");
-        if (kind == null) throw new ClientException("the core delivered a value of a kind this binding does not know", null);
+        // A value read that cannot be delivered is MCPOOL_VALUE_FORMAT (Serialization.Unreadable),
+        // as the core's refusal of the same item.
+        if (kind == null) {
+            throw new Serialization.Unreadable("the core delivered a value of a kind this binding does not know", null);
+        }
         switch (kind) {
             case JAVA_SERIALIZED:
-                if (!allowSerializable) throw Serialization.refused("a serialized Java object was read");
+                if (!allowSerializable) throw Serialization.off();
                 return Serialization.deserialize(b, loader);
             case PYTHON_PICKLE:
-                throw new ClientException("the value is a Python pickle: Java cannot read it", null);
+                throw new Serialization.Unreadable("the value is a Python pickle: Java cannot read it", null);
             case PERL_STORABLE:
-                throw new ClientException("the value is a Perl Storable image: Java cannot read it", null);
+                throw new Serialization.Unreadable("the value is a Perl Storable image: Java cannot read it", null);
             default:
                 break;
         }

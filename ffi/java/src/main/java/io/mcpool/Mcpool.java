@@ -560,14 +560,16 @@ public final class Mcpool implements AutoCloseable {
     }
 
     /** t's decode, naming the key in the error for bytes after a serialized object, and the
-     * key and flags for a serialized object Java cannot or may not read (a transcoder does
-     * not know either). */
+     * key and flags for a value Java cannot or may not read (a transcoder does not know
+     * either): MCPOOL_VALUE_FORMAT ({@link Serialization.Unreadable}). A ClientException
+     * another transcoder throws for a serialized kind keeps its status, with the key and
+     * flags. */
     static Object decode(Transcoder t, String key, byte[] b, Kind kind, int flags) {
         try {
             return t.decode(b, kind, flags);
         } catch (Serialization.TrailingBytes e) {
             throw e.forKey(key);
-        } catch (Serialization.Undeserializable e) {
+        } catch (Serialization.Unreadable e) {
             throw e.forKey(key, flags);
         } catch (ClientException e) {
             if (kind != Kind.JAVA_SERIALIZED && kind != Kind.PYTHON_PICKLE && kind != Kind.PERL_STORABLE) throw e;
@@ -982,7 +984,7 @@ public final class Mcpool implements AutoCloseable {
      */
     public CachedData getBytes(String key) {
         byte[] k = key(key);
-        long[] meta = new long[1];
+        long[] meta = new long[2];
         long h = nc.acquire();
         byte[] b;
         try {

@@ -3,13 +3,17 @@ package io.mcpool;
 /**
  * Base of every error the binding throws. {@link #status()} is the C ABI's status number
  * (see include/mcpool.h), {@link #statusName()} its name, e.g. {@code MCPOOL_IO}; errors raised
- * by the Java side itself (serialization, a closed client) use status 0 and a name of their own.
+ * by the Java side itself for a value it cannot or may not encode (one that needs
+ * serialization while it is off, one that does not serialize) use status 0 and a name of
+ * their own; a value that was read but cannot be delivered is MCPOOL_VALUE_FORMAT whichever
+ * side refuses it.
  *
  * <p>Subclasses: {@link ClientException} (the caller's input was refused before any I/O: null
  * or invalid key, value too large, a value that cannot be serialized, bad configuration, a
  * closed client), {@link ConnectionException} (the server could not be reached or the
  * connection failed; {@link TimeoutException} is the timed-out kind), {@link ServerException}
- * (the server answered with an error, or an answer that could not be understood).
+ * (the server answered with an error, or an answer that could not be understood, or a value
+ * that was read but cannot be delivered).
  * Misses and stores that did not happen are answers, never exceptions.
  */
 public class McpoolException extends RuntimeException {

@@ -31,10 +31,14 @@ import java.util.Set;
  *     form; Whalin sent {@code ?} in its place, so {@code "a\ud800"} and {@code "a?"} were one
  *     key), a value that cannot be encoded, a pool that is not initialized.</li>
  * <li>Java serialization is off until {@link #setSerializationEnabled(boolean)}: storing an
- *     object of another type, or reading a value flagged serialized (8), is a
- *     {@link ClientException}. A value is never deserialized unless its flags say so.</li>
+ *     object of another type is a {@link ClientException}; reading a value flagged serialized
+ *     (8) is the {@link ServerException} MCPOOL_VALUE_FORMAT naming the key and its flags
+ *     that {@link Mcpool} gives for it (from {@code getMulti} in an
+ *     {@link UnreadableValuesException}), never a null. A value is never deserialized unless
+ *     its flags say so.</li>
  * <li>A value whose flags mean nothing in the value format, or of a kind Java cannot read,
- *     is an {@link McpoolException} naming the key and the flags, never its bytes.</li>
+ *     is a {@link ServerException} MCPOOL_VALUE_FORMAT naming the key and the flags, never
+ *     its bytes.</li>
  * <li>Strings are UTF-8 only: {@link #setDefaultEncoding} refuses any other encoding, and a
  *     String value whose bytes are not UTF-8 reads as an {@link McpoolException}
  *     (MCPOOL_VALUE_FORMAT) naming the key, where Whalin decoded it with its default
@@ -135,7 +139,9 @@ public class MemCachedClient {
     public long getCompressThreshold() { return compressThreshold; }
 
     /** Not in Whalin (which always serialized): allow storing and reading serialized Java
-     * objects (flag 8). Off by default; only values flagged serialized are deserialized. */
+     * objects (flag 8). Off by default: storing one is a {@link ClientException}, reading one
+     * a {@link ServerException} MCPOOL_VALUE_FORMAT naming the key; only values flagged
+     * serialized are deserialized. */
     public void setSerializationEnabled(boolean on) { serializationEnabled = on; refreshTranscoder(); }
 
     /** The class loader that resolves the classes of deserialized objects, tried before

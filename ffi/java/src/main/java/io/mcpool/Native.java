@@ -272,8 +272,9 @@ final class Native {
      * meta[2] (when meta has 3 slots) the value's kind (Kind.ordinal()). */
     static native byte[] get(long client, byte[] key, int keyLen, boolean withCas, long[] meta);
     /** The value (null on a miss), delivered as get delivers it or, when the value format
-     * cannot deliver it, as memcached holds it (mcpool_client_get_or_stored_into): meta[0] =
-     * flags (as stored, compression bits included, for such a value). */
+     * cannot deliver it, as memcached holds it (mcpool_client_get_or_stored_into): meta (2
+     * slots or more) as for get, meta[0] = flags (as stored, compression bits included, for
+     * such a value), meta[1] = 0. */
     static native byte[] getOrStored(long client, byte[] key, int keyLen, long[] meta);
     /** Get-and-touch (gats with withCas): the value, or null on a miss; its expiry set to
      * ttl (touch's rule); meta as for {@link #get}. */

@@ -45,53 +45,70 @@ final class Serialization {
             // consumed by the read that peeked it): what the array has left follows the object
             left = bytes.available();
         } catch (IOException | ClassNotFoundException e) {
-            throw new Undeserializable(null, 0, e);
+            throw new Unreadable("cannot deserialize a stored Java object: " + e, e);
         }
-        if (left != 0) throw new TrailingBytes(null, left);
+        if (left != 0) throw new TrailingBytes(left);
         return value;
     }
+
+    private static final int STATUS_VALUE_FORMAT = 210; // include/mcpool.h
 
     /** A serialized Java object followed by more bytes: MCPOOL_VALUE_FORMAT, never the object
      * without them. A transcoder does not know the key; the client's reads name it
      * ({@link #forKey}). */
     static final class TrailingBytes extends ServerException {
         private static final long serialVersionUID = 1L;
-        private static final int STATUS_VALUE_FORMAT = 210; // include/mcpool.h
         private final int extra;
 
-        TrailingBytes(String key, int extra) {
-            super(STATUS_VALUE_FORMAT, "MCPOOL_VALUE_FORMAT", (key == null ? "a value" : "the value of " + key)
-                + " is a Java serialized object with " + extra + " bytes after the serialized object"
-                + " (appended or prepended to a serialized value?): not returned");
+        TrailingBytes(int extra) {
+            super(STATUS_VALUE_FORMAT, "MCPOOL_VALUE_FORMAT", message("a value", extra));
             this.extra = extra;
         }
 
-        TrailingBytes forKey(String key) {
-            return new TrailingBytes(key, extra);
+        private static String message(String what, int extra) {
+            return what + " is a Java serialized object with " + extra + " bytes after the serialized object"
+                + " (appended or prepended to a serialized value?): not returned";
+        }
+
+        /** The error the client's reads throw: a plain {@link ServerException}, as the core's. */
+        ServerException forKey(String key) {
+            return new ServerException(STATUS_VALUE_FORMAT, "MCPOOL_VALUE_FORMAT", message("the value of " + key, extra));
         }
     }
 
-    /** Stored bytes flagged as a serialized Java object that do not deserialize (a corrupt
-     * stream, a class this JVM does not have): MCPOOL_VALUE_FORMAT, as for bytes after the
-     * object: the stored value is at fault, not the caller's input. The client's reads name
-     * the key and flags ({@link #forKey}). */
-    static final class Undeserializable extends ServerException {
+    /** A value that was read but that Java cannot or may not deliver: a serialized Java
+     * object while serialization is off, a stored Java object that does not deserialize (a
+     * corrupt stream, a class this JVM does not have), another language's serialized object
+     * (a Python pickle, a Perl Storable image), a kind this binding does not know.
+     * MCPOOL_VALUE_FORMAT, a {@link ServerException}: the status and class the core gives
+     * the same item when it refuses it itself (a serialized kind that is off in the core), so
+     * a value is equally unreadable whichever side refuses it; the stored value is at fault,
+     * not the caller's input, and the key exists (never a null). The transcoders raise it
+     * without the key; the client's reads name the key and flags ({@link #forKey}). */
+    static final class Unreadable extends ServerException {
         private static final long serialVersionUID = 1L;
-        private static final int STATUS_VALUE_FORMAT = 210; // include/mcpool.h
+        private final String why;
 
-        Undeserializable(String key, int flags, Throwable cause) {
-            super(STATUS_VALUE_FORMAT, "MCPOOL_VALUE_FORMAT", (key == null ? "a value"
-                : "the value of " + key + " with flags " + Integer.toUnsignedString(flags)
-                    + " (0x" + Integer.toHexString(flags) + ")")
-                + ": cannot deserialize a stored Java object: " + cause);
-            initCause(cause);
+        Unreadable(String why, Throwable cause) {
+            super(STATUS_VALUE_FORMAT, "MCPOOL_VALUE_FORMAT", why, cause);
+            this.why = why;
         }
 
-        Undeserializable forKey(String key, int flags) {
-            return new Undeserializable(key, flags, getCause());
+        /** The error the client's reads throw: a plain {@link ServerException}, as the core's. */
+        ServerException forKey(String key, int flags) {
+            return new ServerException(STATUS_VALUE_FORMAT, "MCPOOL_VALUE_FORMAT", "the value of " + key
+                + " with flags " + Integer.toUnsignedString(flags) + " (0x" + Integer.toHexString(flags) + "): "
+                + why, getCause());
         }
     }
 
+    /** A read of a serialized Java object while serialization is off. */
+    static Unreadable off() {
+        return new Unreadable("the value is a Java serialized object, and Java serialization is off"
+            + " (enable it explicitly)", null);
+    }
+
+    /** A store of a value that needs serialization while it is off: the caller's input. */
     static ClientException refused(String what) {
         return new ClientException(what + ": Java serialization is off (enable it explicitly)", null);
     }

@@ -1,6 +1,6 @@
 package io.mcpool;
 
-/** The server answered with an error (MCPOOL_SERVER_ERROR, MCPOOL_CLIENT_ERROR), an invalid reply (MCPOOL_PROTOCOL) or a value that did not inflate (MCPOOL_DECOMPRESS). */
+/** The server answered with an error (MCPOOL_SERVER_ERROR, MCPOOL_CLIENT_ERROR), an invalid reply (MCPOOL_PROTOCOL), a value that did not inflate (MCPOOL_DECOMPRESS) or a value that was read but cannot be delivered (MCPOOL_VALUE_FORMAT: flags that mean nothing in the value format, a body its flags cannot hold, a kind Java cannot or may not read, such as a serialized object while serialization is off, whether the core or the Java side refuses it). */
 public class ServerException extends McpoolException {
     private static final long serialVersionUID = 1L;
 
@@ -10,7 +10,7 @@ public class ServerException extends McpoolException {
         super(status, statusName, message);
     }
 
-    ServerException(String message, Throwable cause) {
-        super(0, "JAVA", message, cause);
+    ServerException(int status, String statusName, String message, Throwable cause) {
+        super(status, statusName, message, cause);
     }
 }

@@ -24,7 +24,10 @@ public interface Transcoder {
     CachedData encode(Object value);
 
     /** Decodes a value the core delivered as this kind (already inflated; an INT as decimal
-     * text, a BOOL as "1"/"0"); throws {@link ClientException} for a kind Java cannot read. */
+     * text, a BOOL as "1"/"0"); the two transcoders of the binding throw a
+     * {@link ServerException} MCPOOL_VALUE_FORMAT for a kind Java cannot or may not read (a
+     * serialized object while serialization is off, another language's object), the status
+     * the core gives a value it cannot deliver; the client's reads add the key and flags. */
     Object decode(byte[] data, Kind kind);
 
     /** Decodes a value with its flags as delivered (without the compression bit): for a

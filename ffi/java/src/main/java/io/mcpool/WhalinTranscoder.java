@@ -38,7 +38,7 @@ package io.mcpool;
  * <p>Departures from Whalin, on purpose: a Float, Double, Date or Character (no kind in the
  * cross-language model) is refused unless serialization is allowed (then stored serialized,
  * which Whalin reads back as that type); a value Whalin wrote with one of those markers is
- * a {@link ClientException} naming the key and its flags, never bytes.
+ * a {@link ServerException} MCPOOL_VALUE_FORMAT naming the key and its flags, never bytes.
  *
  * <p>With {@code primitiveAsString} (Whalin's {@code setPrimitiveAsString}), natively handled
  * values other than byte[] are stored as their {@code toString()} text (the text kind: under

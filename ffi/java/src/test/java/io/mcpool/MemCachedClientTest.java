@@ -730,9 +730,58 @@ public class MemCachedClientTest {
         try {
             mc.get("mcct:ser"); // flag 8, serialization off: never deserialized
             fail();
-        } catch (ClientException e) {
+        } catch (ServerException e) { // a value that cannot be delivered, as Mcpool's
+            assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
             assertTrue(e.getMessage().contains("serialization is off"));
         }
+    }
+
+    /** A Whalin serialized value (flags 8: a Java-serialized "hello", as a Whalin writer
+     * stores it) read with serialization off is the error the strict {@link Mcpool} gives for
+     * the same item under the same format: a {@link ServerException} MCPOOL_VALUE_FORMAT
+     * naming the key and its flags, from get, gets and (in an
+     * {@link UnreadableValuesException}, the other hits kept) getMulti and getMultiArray.
+     * Before (hostile3 3), MemCachedClient threw a ClientException with status 0 (MCPOOL_OK)
+     * and the name "JAVA". */
+    @Test
+    public void aSerializedValueWithSerializationOffIsValueFormatAsInMcpool() throws Exception {
+        java.io.ByteArrayOutputStream bos = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(bos)) {
+            out.writeObject("hello");
+        }
+        String key = "mcct-whalin-ser", other = "mcct-whalin-ser-other"; // unchanged by key sanitizing
+        McpoolException strictError;
+        try (Mcpool writer = Mcpool.builder().servers(server.addr()).valueFormat("libmemcached").build();
+             Mcpool strict = Mcpool.builder().servers(server.addr()).valueFormat("whalin").build()) {
+            assertTrue(writer.setBytes(key, bos.toByteArray(), 8, 0));
+            strictError = assertThrows(McpoolException.class, () -> strict.get(key));
+        }
+        assertEquals(ServerException.class, strictError.getClass());
+        assertEquals("MCPOOL_VALUE_FORMAT", strictError.statusName());
+        assertTrue(mc.set(other, "world"));
+        java.util.List<McpoolException> errors = new java.util.ArrayList<>();
+        errors.add(assertThrows(McpoolException.class, () -> mc.get(key)));
+        errors.add(assertThrows(McpoolException.class, () -> mc.gets(key)));
+        UnreadableValuesException multi = assertThrows(UnreadableValuesException.class,
+            () -> mc.getMulti(new String[] {key, other}));
+        assertEquals(Map.of(other, "world"), multi.hits());
+        assertEquals(strictError.status(), multi.status());
+        errors.add(multi.errors().get(key));
+        errors.add(assertThrows(UnreadableValuesException.class,
+            () -> mc.getMultiArray(new String[] {other, key})).errors().get(key));
+        for (McpoolException e : errors) {
+            assertNotNull(e);
+            assertEquals(e.getMessage(), strictError.getClass(), e.getClass());
+            assertEquals(e.getMessage(), strictError.status(), e.status());
+            assertEquals(e.getMessage(), strictError.statusName(), e.statusName());
+            assertTrue(e.getMessage(), e.getMessage().startsWith("MCPOOL_VALUE_FORMAT: the value of " + key
+                + " with flags 8 (0x8): the value is a Java serialized object"));
+            assertTrue(e.getMessage(), e.getMessage().contains("serialization is off"));
+        }
+        assertTrue(mc.keyExists(key));
+        MemCachedClient ser = new MemCachedClient("mcct");
+        ser.setSerializationEnabled(true);
+        assertEquals("hello", ser.get(key)); // the same item, read where serialization is on
     }
 
     @Test

@@ -289,7 +289,9 @@ public class TranscoderTest {
             assertEquals("a", mc.getMulti("t:gm:a", "t:gm:none").get("t:gm:a"));
         }
         // With Storable images on, Java still cannot read one: named with its key and flags,
-        // as Python and Perl name it, in get and in getMulti
+        // as Python and Perl name it, in get and in getMulti; the same ServerException
+        // MCPOOL_VALUE_FORMAT as with them off, where the core refuses it (it was a
+        // ClientException of status 0, MCPOOL_OK, named "JAVA": hostile3 3)
         try (Mcpool mc = Mcpool.builder().servers(server.addr()).valueFormat("mcpool")
                 .option("serialized_perl", "true").build()) {
             try {
@@ -297,16 +299,26 @@ public class TranscoderTest {
                 fail("a Storable image was read");
             } catch (UnreadableValuesException e) {
                 assertEquals("a", e.hits().get("t:gm:a"));
-                String m = e.errors().get("t:gm:pl").getMessage();
-                assertTrue(m, m.contains("the value of t:gm:pl with flags " + STORABLE + " (0x"));
+                assertEquals(210, e.status());
+                McpoolException one = e.errors().get("t:gm:pl");
+                assertEquals(ServerException.class, one.getClass());
+                assertEquals("MCPOOL_VALUE_FORMAT", one.statusName());
+                assertTrue(one.getMessage(), one.getMessage().contains("the value of t:gm:pl with flags " + STORABLE + " (0x"));
             }
             try {
                 mc.get("t:gm:pl");
                 fail("a Storable image was read");
-            } catch (ClientException e) {
+            } catch (ServerException e) {
+                assertEquals(210, e.status());
+                assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
                 assertTrue(e.getMessage(), e.getMessage().contains("the value of t:gm:pl with flags " + STORABLE
                     + " (0x" + Integer.toHexString(STORABLE) + "): the value is a Perl Storable image"));
             }
+        }
+        try (Mcpool off = client("mcpool", null)) {
+            McpoolException e = assertThrows(McpoolException.class, () -> off.get("t:gm:pl"));
+            assertEquals(ServerException.class, e.getClass());
+            assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
         }
     }
 
@@ -348,16 +360,19 @@ public class TranscoderTest {
                 }
             }
         }
+        // a transcoder's refusal of a value read is MCPOOL_VALUE_FORMAT, as the core's
         try {
             new WhalinTranscoder().decode(new byte[] {(byte) 0xac, (byte) 0xed}, Kind.JAVA_SERIALIZED);
             fail();
-        } catch (ClientException e) {
-            // never deserialized
+        } catch (ServerException e) { // never deserialized
+            assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
+            assertTrue(e.getMessage(), e.getMessage().contains("serialization is off"));
         }
         try {
             new SpyTranscoder().decode(new byte[] {1}, Kind.PYTHON_PICKLE);
             fail();
-        } catch (ClientException e) {
+        } catch (ServerException e) {
+            assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
             assertTrue(e.getMessage().contains("Python pickle"));
         }
     }

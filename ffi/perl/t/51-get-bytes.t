@@ -1,0 +1,41 @@
+# get_bytes: ($bytes, $flags), never thawed; a value the value format cannot deliver comes as
+# memcached holds it (flags as stored), where get warns and returns nothing: the core's
+# get_or_stored, the same read as get (Java's getBytes, Python's get_bytes).
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use McpoolTest;
+use IO::Socket::INET;
+use Mcpool;
+
+my $srv = start_memcached();
+my $p = unique('get-bytes');
+
+# A body stored under flags as another writer stores it, past any client's encoding.
+sub raw_set {
+    my ($key, $flags, $data) = @_;
+    my $s = IO::Socket::INET->new(PeerAddr => $srv, Timeout => 5) or die "connect: $!";
+    binmode $s;
+    print $s "set $key $flags 0 " . length($data) . "\r\n$data\r\n";
+    my $reply = <$s> // '';
+    die "set $key: $reply" unless $reply eq "STORED\r\n";
+}
+
+my $m = Mcpool->new({ servers => [$srv], namespace => $p });
+raw_set("${p}date", 1 << 10, "\x01\x02");   # spymemcached's Date flags
+raw_set("${p}badzip", 2, "not gzip");       # the compressed flag on a body that is not
+{
+    my @w;
+    local $SIG{__WARN__} = sub { push @w, @_ };
+    is(scalar(() = $m->get('date')), 0, 'get returns nothing');
+    like($w[0] // '', qr/MCPOOL_VALUE_FORMAT/, 'get warns');
+}
+is_deeply([$m->get_bytes('date')], ["\x01\x02", 1 << 10], 'get_bytes: as stored');
+is_deeply([$m->get_bytes('badzip')], ['not gzip', 2], 'get_bytes: a body that does not inflate');
+ok($m->set('plain', 'hello'), 'set');
+is_deeply([$m->get_bytes('plain')], ['hello', 0], 'get_bytes: a readable value');
+is(scalar(() = $m->get_bytes('absent')), 0, 'a miss is nothing');
+is($m->last_error // '', '', 'no error for a miss');
+done_testing;
