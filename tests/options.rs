@@ -111,6 +111,13 @@ fn text_forms_of_each_type() {
         ("0.5", Duration::from_micros(500)),
         (" 3s ", ms(3000)),
         ("18446744073709551615", ms(u64::MAX)),
+        // nanoseconds, as messages print them; a duration that is not zero never 0 (a
+        // fraction of a nanosecond is 1 ns: tester finding retest30 6)
+        ("400ns", Duration::from_nanos(400)),
+        ("0.4ns", Duration::from_nanos(1)),
+        ("0.0000001ms", Duration::from_nanos(1)),
+        ("0.000", Duration::ZERO),
+        ("0ns", Duration::ZERO),
     ] {
         assert_eq!(options::parse_duration(text), Ok(d), "{text}");
     }

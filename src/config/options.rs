@@ -542,13 +542,15 @@ fn shown(default: &str) -> &str {
     }
 }
 
-/// Parses a duration: `250ms`, `1.5s`, `2s`, `500us`, or a bare number of milliseconds
+/// Parses a duration: `250ms`, `1.5s`, `2s`, `500us`, `400ns`, or a bare number of milliseconds
 /// (decimal, with an optional fraction); exact to the nanosecond, any length a [`Duration`]
 /// holds.
 pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
     let lowered = s.trim().to_ascii_lowercase();
     let s = lowered.as_str();
-    let (num, nanos_per_unit): (&str, u128) = if let Some(n) = s.strip_suffix("us") {
+    let (num, nanos_per_unit): (&str, u128) = if let Some(n) = s.strip_suffix("ns") {
+        (n, 1)
+    } else if let Some(n) = s.strip_suffix("us") {
         (n, 1_000)
     } else if let Some(n) = s.strip_suffix("µs") {
         (n, 1_000)
@@ -580,7 +582,12 @@ pub fn parse_duration(s: &str) -> std::result::Result<Duration, String> {
         scale /= 10;
         nanos += u128::from(c - b'0') * scale;
     }
-    // Digits below a nanosecond are dropped (`scale` is 0 by then).
+    // Digits below a nanosecond are dropped (`scale` is 0 by then), but a duration that is
+    // not zero never becomes 0, which options read as "none" (tester finding retest30 6):
+    // below 1 ns it is 1 ns, taken or refused by the option's own rule.
+    if nanos == 0 && num.bytes().any(|c| (b'1'..=b'9').contains(&c)) {
+        nanos = 1;
+    }
     let secs = u64::try_from(nanos / 1_000_000_000).map_err(|_| too_long())?;
     Ok(Duration::new(secs, (nanos % 1_000_000_000) as u32))
 }
