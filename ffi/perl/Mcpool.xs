@@ -1900,26 +1900,29 @@ get_bytes(m, key)
         const uint8_t *k;
         mcp_one_t one;
         uint32_t flags = 0;
+        bool as_stored = false;
         mcpool_status st;
     PPCODE:
-        /* (bytes, flags), never thawed or decoded as text; a value the value format cannot
-         * deliver as memcached holds it, its flags as stored (mcpool_client_get_or_stored_into);
-         * nothing on a miss or an error (last_error). */
+        /* (bytes, flags, as_stored), never thawed or decoded as text; a value the value format
+         * cannot deliver as memcached holds it, its flags as stored, as_stored 1
+         * (mcpool_client_get_or_stored_into); nothing on a miss or an error (last_error). */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "get_bytes");
 #ifdef PERL_IMPLICIT_CONTEXT
         one.perl = aTHX;
 #endif
         one.sv = NULL;
         MCP_CORE(st = mcpool_client_get_or_stored_into(m->client, k, klen, mcp_alloc_one, &one,
-                                                       &flags, NULL));
+                                                       &flags, &as_stored));
         if (st != MCPOOL_OK || !one.sv) {
             if (one.sv)
                 SvREFCNT_dec(one.sv);
             XSRETURN_EMPTY;
         }
+        EXTEND(SP, 3);
         ST(0) = sv_2mortal(one.sv);
         ST(1) = sv_2mortal(newSVuv(flags));
-        XSRETURN(2);
+        ST(2) = sv_2mortal(newSViv(as_stored ? 1 : 0));
+        XSRETURN(3);
 
 void
 gat(m, exptime, key)

@@ -1410,8 +1410,9 @@ C<gets> returns C<[$cas, $value]>.
 
 =item get_bytes ($key)
 
-mcpool extension: C<($bytes, $flags)>, never thawed or decoded as text, or nothing on a miss
-or an error (C<last_error>). A value the value format reads comes as the format delivers it
+mcpool extension: C<($bytes, $flags, $as_stored)>, never thawed or decoded as text, or
+nothing on a miss or an error (C<last_error>); C<$as_stored> is 1 for a value handed out as
+memcached holds it (below), else 0. A value the value format reads comes as the format delivers it
 (inflated); one it cannot deliver (flags of another client's types, a compressed body that
 does not inflate: where C<get> warns and returns nothing) comes as memcached holds it, its
 flags as stored, compression bits included. One read, placed as C<get>'s (the core's

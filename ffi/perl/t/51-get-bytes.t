@@ -32,10 +32,10 @@ raw_set("${p}badzip", 2, "not gzip");       # the compressed flag on a body that
     is(scalar(() = $m->get('date')), 0, 'get returns nothing');
     like($w[0] // '', qr/MCPOOL_VALUE_FORMAT/, 'get warns');
 }
-is_deeply([$m->get_bytes('date')], ["\x01\x02", 1 << 10], 'get_bytes: as stored');
-is_deeply([$m->get_bytes('badzip')], ['not gzip', 2], 'get_bytes: a body that does not inflate');
+is_deeply([$m->get_bytes('date')], ["\x01\x02", 1 << 10, 1], 'get_bytes: as stored');
+is_deeply([$m->get_bytes('badzip')], ['not gzip', 2, 1], 'get_bytes: a body that does not inflate');
 ok($m->set('plain', 'hello'), 'set');
-is_deeply([$m->get_bytes('plain')], ['hello', 0], 'get_bytes: a readable value');
+is_deeply([$m->get_bytes('plain')], ['hello', 0, 0], 'get_bytes: a readable value');
 is(scalar(() = $m->get_bytes('absent')), 0, 'a miss is nothing');
 is($m->last_error // '', '', 'no error for a miss');
 done_testing;

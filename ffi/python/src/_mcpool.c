@@ -1558,10 +1558,11 @@ static PyObject *Client_gets(ClientObject *self, PyObject *const *args, Py_ssize
     return Py_BuildValue("(NK)", v, (unsigned long long)cas);
 }
 
-/* get_bytes: (bytes, flags), or None on a miss: the value's bytes never deserialized, as the
- * value format delivers them (inflated, an integer as its text) or, for a value it cannot
- * deliver (another client's flags, a compressed body that does not inflate), as memcached
- * holds it, its flags as stored (mcpool_client_get_or_stored_into). */
+/* get_bytes: (bytes, flags, as_stored), or None on a miss: the value's bytes never
+ * deserialized, as the value format delivers them (inflated, an integer as its text) or, for a
+ * value it cannot deliver (another client's flags, a compressed body that does not inflate),
+ * as memcached holds it, its flags as stored and as_stored True
+ * (mcpool_client_get_or_stored_into). */
 static PyObject *Client_get_bytes(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kw) {
     static const argname_t names[] = {{"key", 0}};
@@ -1570,6 +1571,7 @@ static PyObject *Client_get_bytes(ClientObject *self, PyObject *const *args, Py_
     size_t kn;
     PyObject *own;
     uint32_t flags = 0;
+    bool as_stored = false;
     read_one_t one = {NULL, NULL, 0, 0};
     CHECK_OPEN(self);
     if (parse_args("get_bytes", args, nargs, kw, names, 1, 1, 1, 1, a) < 0)
@@ -1578,7 +1580,7 @@ static PyObject *Client_get_bytes(ClientObject *self, PyObject *const *args, Py_
         return NULL;
     one.ts = PyEval_SaveThread();
     mcpool_status st =
-        mcpool_client_get_or_stored_into(self->client, k, kn, alloc_one, &one, &flags, NULL);
+        mcpool_client_get_or_stored_into(self->client, k, kn, alloc_one, &one, &flags, &as_stored);
     PyEval_RestoreThread(one.ts);
     Py_XDECREF(own);
     if (st == MCPOOL_NOT_FOUND) {
@@ -1593,7 +1595,7 @@ static PyObject *Client_get_bytes(ClientObject *self, PyObject *const *args, Py_
             return raise_closing();
         return raise_status(st);
     }
-    return Py_BuildValue("(NI)", one.bytes, (unsigned int)flags);
+    return Py_BuildValue("(NIN)", one.bytes, (unsigned int)flags, PyBool_FromLong(as_stored));
 }
 
 /* The keys of a multi-key call, owned for the whole call: the pointers point into objects
@@ -4037,10 +4039,10 @@ static PyMethodDef Client_methods[] = {
     {"gets", (PyCFunction)(void (*)(void))Client_gets_hooked, FAST,
      "gets(key)\n--\n\n(value, cas_unique) of key, or (None, None) on a miss."},
     {"get_bytes", (PyCFunction)(void (*)(void))Client_get_bytes_hooked, FAST,
-     "get_bytes(key)\n--\n\n(bytes, flags) of key, never deserialized, or None on a miss: "
-     "as the value format delivers them, or, for a value it cannot deliver (another client's "
-     "flags, a compressed body that does not inflate), as memcached holds it, flags as "
-     "stored. One read, placed as get's."},
+     "get_bytes(key)\n--\n\n(bytes, flags, as_stored) of key, never deserialized, or None on "
+     "a miss: as the value format delivers them (as_stored False), or, for a value it cannot "
+     "deliver (another client's flags, a compressed body that does not inflate), as memcached "
+     "holds it, flags as stored (as_stored True). One read, placed as get's."},
     {"get_multi", (PyCFunction)(void (*)(void))Client_get_multi_hooked, FAST,
      "get_multi(keys, key_prefix='')\n--\n\nA dict of the keys found (one round trip per "
      "server); key_prefix is prepended on the wire and not in the dict's keys. A key given "

@@ -27,14 +27,14 @@ def test_get_bytes_hands_out_any_value(server, prefix):
         c.get(prefix + "date")
     with pytest.raises(mcpool.Error):
         c.get(prefix + "badzip")
-    assert c.get_bytes(prefix + "date") == (b"\x01\x02", 1 << 10)
-    assert c.get_bytes(prefix + "badzip") == (b"not zlib", 1 << 3)
+    assert c.get_bytes(prefix + "date") == (b"\x01\x02", 1 << 10, True)
+    assert c.get_bytes(prefix + "badzip") == (b"not zlib", 1 << 3, True)
     # a value the format reads: its bytes, never unpickled
     assert c.set(prefix + "obj", {"a": 1})
-    body, flags = c.get_bytes(prefix + "obj")
-    assert pickle.loads(body) == {"a": 1} and flags == 1
+    body, flags, as_stored = c.get_bytes(prefix + "obj")
+    assert pickle.loads(body) == {"a": 1} and flags == 1 and not as_stored
     assert c.set(prefix + "text", "tëxt")
-    assert c.get_bytes(prefix + "text") == ("tëxt".encode(), 16)  # pylibmc's text flag
+    assert c.get_bytes(prefix + "text") == ("tëxt".encode(), 16, False)  # pylibmc's text flag
     assert c.get_bytes(prefix + "absent") is None
     with pytest.raises(TypeError):
         c.get_bytes()

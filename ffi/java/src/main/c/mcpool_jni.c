@@ -1268,7 +1268,8 @@ static void meta_fill(JNIEnv *env, jlong h, jlongArray meta, uint32_t flags, uin
 
 /* One key's value into a Java array (NULL on a miss): mcpool_client_get_into, or with
  * or_stored mcpool_client_get_or_stored_into (a value the format cannot deliver as memcached
- * holds it, flags as stored; no CAS); meta as meta_fill writes it. */
+ * holds it, flags as stored; no CAS: meta[1] says 1 for such a value); meta as meta_fill
+ * writes it. */
 static jbyteArray read_one(JNIEnv *env, jlong h, jbyteArray key, jint key_len, bool with_cas,
                            bool or_stored, jlongArray meta) {
     uint8_t kstack[KEY_STACK];
@@ -1278,8 +1279,9 @@ static jbyteArray read_one(JNIEnv *env, jlong h, jbyteArray key, jint key_len, b
     sink_t sink = {vstack, sizeof vstack, NULL, 0, 0};
     uint32_t flags = 0;
     uint64_t cas = 0;
+    bool as_stored = false;
     mcpool_status st =
-        or_stored ? mcpool_client_get_or_stored_into(CLIENT(h), k.ptr, k.len, sink_alloc, &sink, &flags, NULL)
+        or_stored ? mcpool_client_get_or_stored_into(CLIENT(h), k.ptr, k.len, sink_alloc, &sink, &flags, &as_stored)
                   : mcpool_client_get_into(CLIENT(h), k.ptr, k.len, sink_alloc, &sink, &flags,
                                            with_cas ? &cas : NULL);
     bytes_release(&k);
@@ -1289,7 +1291,7 @@ static jbyteArray read_one(JNIEnv *env, jlong h, jbyteArray key, jint key_len, b
         out = (*env)->NewByteArray(env, (jsize)sink.len);
         if (out != NULL) {
             if (sink.len > 0) (*env)->SetByteArrayRegion(env, out, 0, (jsize)sink.len, (const jbyte *)data);
-            if (meta != NULL) meta_fill(env, h, meta, flags, cas);
+            if (meta != NULL) meta_fill(env, h, meta, flags, or_stored ? (uint64_t)as_stored : cas);
         }
     } else if (st == MCPOOL_ALLOC_FAILED) {
         throw_oom(env, sink.too_big ? "mcpool: value larger than a Java array" : "mcpool: reading a value");
@@ -1312,7 +1314,7 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_get(JNIEnv *env, jclass cls, 
 
 /* getOrStored: the value as get delivers it, or as memcached holds it when the value format
  * cannot deliver it (mcpool_client_get_or_stored_into); meta[0] = the flags (as stored for
- * such a value), meta[1] = 0. NULL on a miss. */
+ * such a value), meta[1] = 1 for such a value, else 0. NULL on a miss. */
 JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_getOrStored(JNIEnv *env, jclass cls, jlong h,
                                                                jbyteArray key, jint key_len,
                                                                jlongArray meta) {

@@ -18,6 +18,11 @@ public final class CachedData {
      * Integer under MARKER_INTEGER is an INT): append and prepend refuse all but bytes and
      * text. Null: not known. */
     final Kind rawKind;
+    /** True when {@link Mcpool#getBytes} handed the value out as memcached holds it: the
+     * value format cannot deliver it (another client's flags, a compressed body that does not
+     * inflate), so {@link #flags} are as stored, compression bits included, and the body is
+     * not inflated. False for every other value. */
+    public final boolean asStored;
 
     /** A raw value with the caller's flags (they must mean something in the value format),
      * its body as {@link Mcpool#getBytes} delivers one under those flags (an integer as
@@ -33,6 +38,17 @@ public final class CachedData {
         this.flags = flags;
         this.kind = null;
         this.rawKind = rawKind;
+        this.asStored = false;
+    }
+
+    /** What {@link Mcpool#getBytes} read: a raw value, as memcached holds it when
+     * {@code asStored}. */
+    CachedData(byte[] data, int flags, boolean asStored) {
+        this.data = data;
+        this.flags = flags;
+        this.kind = null;
+        this.rawKind = null;
+        this.asStored = asStored;
     }
 
     /** A value of a kind. */
@@ -42,5 +58,6 @@ public final class CachedData {
         this.flags = 0;
         this.kind = kind;
         this.rawKind = null;
+        this.asStored = false;
     }
 }

@@ -992,7 +992,7 @@ public final class Mcpool implements AutoCloseable {
         } finally {
             nc.release();
         }
-        return b == null ? null : new CachedData(b, (int) meta[0]);
+        return b == null ? null : new CachedData(b, (int) meta[0], meta[1] != 0);
     }
 
     /** Keys packed one after another for a batch call; lens[i] each key's length. */

@@ -274,7 +274,7 @@ final class Native {
     /** The value (null on a miss), delivered as get delivers it or, when the value format
      * cannot deliver it, as memcached holds it (mcpool_client_get_or_stored_into): meta (2
      * slots or more) as for get, meta[0] = flags (as stored, compression bits included, for
-     * such a value), meta[1] = 0. */
+     * such a value), meta[1] = 1 for such a value, else 0. */
     static native byte[] getOrStored(long client, byte[] key, int keyLen, long[] meta);
     /** Get-and-touch (gats with withCas): the value, or null on a miss; its expiry set to
      * ttl (touch's rule); meta as for {@link #get}. */

@@ -302,6 +302,7 @@ public class SpymemcachedInteropTest {
             assertNotNull(d);
             assertEquals(1536, d.flags);
             assertArrayEquals(newer, d.data);
+            assertTrue(d.asStored);
         }
     }
 
@@ -333,6 +334,7 @@ public class SpymemcachedInteropTest {
                 net.spy.memcached.CachedData want = st.encode(v);
                 CachedData d = ours.getBytes(k);
                 assertNotNull(k, d);
+                assertTrue(k + ": as stored", d.asStored);
                 assertEquals(k, want.getFlags(), d.flags);
                 if (v instanceof ArrayList) assertEquals("compressed and serialized", 1 | 2, d.flags);
                 assertArrayEquals(k, lm.getBytes(k).data, d.data);
@@ -350,11 +352,13 @@ public class SpymemcachedInteropTest {
             CachedData bad = ours.getBytes("gb:badgzip");
             assertEquals(2, bad.flags);
             assertArrayEquals(notGzip, bad.data);
+            assertTrue(bad.asStored);
             // a readable value is still the kind's form (an Integer as decimal text)
             assertTrue(spy.set("gb:int", 0, 42).get());
             CachedData i42 = ours.getBytes("gb:int");
             assertEquals("42", new String(i42.data, java.nio.charset.StandardCharsets.US_ASCII));
             assertEquals(512, i42.flags);
+            assertFalse("delivered", i42.asStored);
             assertNull(ours.getBytes("gb:absent"));
             // after setServers, the stored bytes come from the new list's servers
             ours.setServers(servers[1].addr());
