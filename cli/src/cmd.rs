@@ -979,6 +979,12 @@ fn value_file(spec: &Spec, a: &Args, path: &[u8]) -> Result<(usize, Vec<u8>), St
         });
     }
     let shown = String::from_utf8_lossy(path);
+    if path == b"-" && crate::out::input_closed_at_start() {
+        return Err(format!(
+            "--value-file {shown}: standard input was closed when mcpool started, or is not \
+             open for reading; nothing was stored"
+        ));
+    }
     let mut bytes = Vec::new();
     let read = if path == b"-" {
         std::io::stdin()
@@ -1403,6 +1409,22 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         Ok(op) => op,
         Err(e) => return fail(e),
     };
+    // A command that changes the servers and prints its result (a counter's new value, a
+    // lease's token, each key's outcome) is not run when standard output was closed: the
+    // change would be done and its result lost (tester finding cli3 2: a retry incremented
+    // twice). The stores, a delete of one key, touch and flush print nothing when they
+    // succeed, and run.
+    let prints_nothing = matches!(
+        spec.name,
+        "set" | "add" | "replace" | "append" | "prepend" | "cas" | "touch" | "flush"
+    ) || (spec.name == "delete" && args.len() == 1);
+    if spec.writes && !prints_nothing && crate::out::started_closed() {
+        return usage_error(&format!(
+            "{}: standard output was closed when mcpool started, or is not open for writing: \
+             its result could not be shown, so nothing was sent",
+            spec.name
+        ));
+    }
     let _private;
     let source = match servers_of(g) {
         Ok(s) => s,

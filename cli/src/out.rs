@@ -73,24 +73,38 @@ impl Write for Stdout {
 /// before `main` (read and write, `O_RDWR`); a shell's `> /dev/null` opens it write-only. So:
 /// descriptor 1 open read-only, or `/dev/null` opened read-write (Linux's
 /// `/proc/self/fdinfo`; elsewhere, or unreadable, taken as writable).
-fn started_closed() -> bool {
+pub fn started_closed() -> bool {
     static CLOSED_AT_START: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *CLOSED_AT_START.get_or_init(|| {
-        let Some(mode) = std::fs::read_to_string("/proc/self/fdinfo/1")
-            .ok()
-            .and_then(|info| {
-                info.lines()
-                    .find_map(|l| l.strip_prefix("flags:"))
-                    .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
-            })
-            .map(|flags| flags & 0o3)
-        else {
-            return false;
-        };
-        let null = std::fs::read_link("/proc/self/fd/1")
-            .is_ok_and(|target| target == std::path::Path::new("/dev/null"));
-        mode == 0o0 || (null && mode == 0o2)
-    })
+    *CLOSED_AT_START.get_or_init(|| closed_at_start(1, 0o0))
+}
+
+/// Whether standard input was closed when the process started, or is open write-only (Rust
+/// reads `EBADF` as the end of the input): `--value-file -` would read no bytes, and store an
+/// empty value over the old one (tester finding cli3 1). As [`started_closed`].
+pub fn input_closed_at_start() -> bool {
+    static CLOSED_AT_START: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *CLOSED_AT_START.get_or_init(|| closed_at_start(0, 0o1))
+}
+
+/// Descriptor `fd` open in access mode `wrong` (`O_RDONLY` 0 for an output, `O_WRONLY` 1
+/// for an input), or `/dev/null` opened read-write, as Rust's runtime opens it on a closed
+/// descriptor before `main` (a shell's redirection opens it one way only). Linux's
+/// `/proc/self/fdinfo`; elsewhere, or unreadable, taken as open.
+fn closed_at_start(fd: u32, wrong: u32) -> bool {
+    let Some(mode) = std::fs::read_to_string(format!("/proc/self/fdinfo/{fd}"))
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("flags:"))
+                .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+        })
+        .map(|flags| flags & 0o3)
+    else {
+        return false;
+    };
+    let null = std::fs::read_link(format!("/proc/self/fd/{fd}"))
+        .is_ok_and(|target| target == std::path::Path::new("/dev/null"));
+    mode == wrong || (null && mode == 0o2)
 }
 
 /// Writes to standard error; a failure is dropped (there is nowhere left to say it).

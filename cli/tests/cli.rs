@@ -213,6 +213,59 @@ fn a_closed_standard_output_is_an_error_not_a_success() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("not open for writing"));
 }
 
+/// A closed standard input is no value: `--value-file -` refuses it and stores nothing
+/// (tester finding cli3 1: an empty value replaced the old one, exit 0); `< /dev/null` is an
+/// empty value as given. A command that changes the servers and prints its result is not run
+/// when standard output was closed (cli3 2: incr was done, then exit 2: a retry incremented
+/// twice); a store, which prints nothing, still runs.
+#[test]
+fn closed_standard_streams_lose_no_write() {
+    let mc = Memcached::start(&[]);
+    let key = unique("closedin");
+    let counter = unique("closedctr");
+    assert_eq!(code(&on(&mc.addr(), &["set", &key, "old"])), 0);
+    assert_eq!(code(&on(&mc.addr(), &["set", &counter, "5"])), 0);
+    let sh = |script: &str, args: &[&str]| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec \"$0\" --servers \"$1\" {script}"))
+            .arg(env!("CARGO_BIN_EXE_mcpool"))
+            .arg(mc.addr())
+            .args(args)
+            .output()
+            .expect("sh")
+    };
+    let o = sh("set \"$2\" --value-file - <&-", &[&key]);
+    assert_eq!(code(&o), 2, "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("standard input was closed"),
+        "{o:?}"
+    );
+    let got = on(&mc.addr(), &["get", &key]);
+    assert_eq!(got.stdout, b"old\n", "the old value stays");
+    let o = sh("set \"$2\" --value-file - </dev/null", &[&key]);
+    assert_eq!(code(&o), 0, "{o:?}");
+    assert_eq!(
+        on(&mc.addr(), &["get", &key]).stdout,
+        b"\n",
+        "an empty value, as given"
+    );
+    let o = sh("incr \"$2\" 1 >&-", &[&counter]);
+    assert_eq!(code(&o), 2, "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("nothing was sent"),
+        "{o:?}"
+    );
+    assert_eq!(
+        on(&mc.addr(), &["get", &counter]).stdout,
+        b"5\n",
+        "not incremented"
+    );
+    let o = sh("set \"$2\" new >&-", &[&key]);
+    assert_eq!(code(&o), 0, "{o:?}");
+    assert_eq!(on(&mc.addr(), &["get", &key]).stdout, b"new\n");
+}
+
 /// `--format`, `--ops` and `--threads` go with `stats --client`, which takes no GROUP: each
 /// misuse says so (tester finding statscli 4: "stats takes no option --client").
 #[test]
