@@ -232,7 +232,15 @@ pub fn shown_key(key: &[u8]) -> String {
 }
 
 fn fail(e: impl std::fmt::Display) -> ExitCode {
-    errln!("mcpool: {e}");
+    let e = e.to_string();
+    // The core names its function; the command line's word for it is the flag (tester
+    // finding cli3 5: "get_lease needs the meta protocol").
+    let hint = if e.contains("needs the meta protocol") {
+        " (give --protocol meta)"
+    } else {
+        ""
+    };
+    errln!("mcpool: {e}{hint}");
     ExitCode::from(FAIL)
 }
 

@@ -604,7 +604,13 @@ fn password_from_environment(g: &mut Globals) -> Result<(), String> {
         Err(std::env::VarError::NotUnicode(_)) => {
             return Err(format!("{VAR}: the password is not UTF-8"))
         }
-        Err(std::env::VarError::NotPresent) => {}
+        Err(std::env::VarError::NotPresent) => {
+            // the command line's ways to give it, not the library's option (cli3 5)
+            return Err(format!(
+                "--sasl-username needs a password: --sasl-password-file FILE or the {VAR} \
+                 variable (SASL takes both)"
+            ));
+        }
     }
     Ok(())
 }

@@ -3316,3 +3316,34 @@ fn flush_names_each_refusing_server_and_those_flushed() {
     let o = on(&open.addr(), &["flush"]);
     assert_eq!((code(&o), o.stderr.is_empty()), (0, true), "{o:?}");
 }
+
+/// Errors name the command line's flags, not the library's function or option (tester
+/// finding cli3 5): a lease on the text protocol points at `--protocol meta`; a SASL user
+/// name without a password at `--sasl-password-file` and `MCPOOL_SASL_PASSWORD`.
+#[test]
+fn errors_name_the_flags_to_give() {
+    let mc = Memcached::start(&[]);
+    let o = on(&mc.addr(), &["lease", &unique("lease"), "10"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(err.contains("(give --protocol meta)"), "{err}");
+    let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args([
+            "--servers",
+            &mc.addr(),
+            "--protocol",
+            "binary",
+            "--sasl-username",
+            "u",
+        ])
+        .args(["get", "k"])
+        .env_remove("MCPOOL_SASL_PASSWORD")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(
+        err.contains("--sasl-password-file FILE or the MCPOOL_SASL_PASSWORD variable"),
+        "{err}"
+    );
+}
