@@ -197,18 +197,27 @@ pub fn run(client: &Client, load: &Load) -> Result<ExitCode, String> {
     }
     let crossed = Arc::new(AtomicUsize::new(0));
     let errors = Arc::new(AtomicUsize::new(0));
+    // The first failure's message, for the health check's verdict (tester finding cli3 4:
+    // "5 of 5 operations failed" said nothing of a refused connection or SASL).
+    let first_error: Arc<std::sync::Mutex<Option<String>>> = Arc::default();
     let checked = Arc::new(AtomicUsize::new(0));
     let start = Instant::now();
     let workers: Vec<_> = mine
         .into_iter()
         .enumerate()
         .map(|(t, servers_keys)| {
-            let (c, crossed, errors, checked) = (
+            let (c, crossed, errors, checked, first_error) = (
                 client.clone(),
                 crossed.clone(),
                 errors.clone(),
                 checked.clone(),
+                first_error.clone(),
             );
+            let failed = move |e: mcpool::Error| {
+                errors.fetch_add(1, Ordering::Relaxed);
+                let mut first = first_error.lock().unwrap_or_else(|p| p.into_inner());
+                first.get_or_insert_with(|| e.to_string());
+            };
             let n = share(ops, threads, t);
             std::thread::spawn(move || {
                 for i in 0..n {
@@ -219,8 +228,8 @@ pub fn run(client: &Client, load: &Load) -> Result<ExitCode, String> {
                         _ => format!("mcpool-stats:{t}:{}", (i / 4) % 64),
                     };
                     if i % 4 == 0 {
-                        if c.set(&key, key.as_bytes(), 60).is_err() {
-                            errors.fetch_add(1, Ordering::Relaxed);
+                        if let Err(e) = c.set(&key, key.as_bytes(), 60) {
+                            failed(e);
                         }
                     } else {
                         match c.get(&key) {
@@ -231,9 +240,7 @@ pub fn run(client: &Client, load: &Load) -> Result<ExitCode, String> {
                                 }
                             }
                             Ok(_) => {}
-                            Err(_) => {
-                                errors.fetch_add(1, Ordering::Relaxed);
-                            }
+                            Err(e) => failed(e),
                         }
                     }
                 }
@@ -272,8 +279,12 @@ pub fn run(client: &Client, load: &Load) -> Result<ExitCode, String> {
         checked.load(Ordering::Relaxed),
     );
     if errors > 0 || crossed > 0 {
+        let first = first_error.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let first = first
+            .map(|e| format!("; the first: {e}"))
+            .unwrap_or_default();
         errln!(
-            "mcpool: stats --client: {errors} of {ops} operations failed, {crossed} crossed values"
+            "mcpool: stats --client: {errors} of {ops} operations failed, {crossed} crossed values{first}"
         );
         return Ok(ExitCode::from(2));
     }

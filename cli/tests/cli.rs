@@ -936,6 +936,8 @@ fn stats_client_exits_2_when_the_load_has_errors() {
         "{out}"
     );
     assert!(err.contains("20 of 20 operations failed"), "{err}");
+    // the cause, not only the count (tester finding cli3 4)
+    assert!(err.contains("; the first: I/O error talking to"), "{err}");
     let o = on(
         &refused,
         &["stats", "--client", "--ops", "20", "--format", "prometheus"],
