@@ -11,7 +11,6 @@ use FindBin;
 use lib "$FindBin::Bin/lib";
 use McpoolTest;
 use Mcpool;
-use IO::Socket::INET;
 use Storable ();
 
 my $srv = start_memcached();
@@ -20,14 +19,6 @@ my $MARK = 1 << 24;
 my ($TEXT, $INT, $PICKLE, $STORABLE, $ZLIB) =
     ($MARK | 1 << 16, $MARK | 2 << 16, $MARK | 4 << 16, $MARK | 5 << 16, $MARK | 0x100000);
 
-sub raw_set {    # a value stored as it is, flags and body, past any client's checks
-    my ($k, $flags, $data) = @_;
-    my $s = IO::Socket::INET->new(PeerAddr => $srv, Timeout => 5) or die "connect: $!";
-    binmode $s;
-    print $s sprintf("set %s %d 0 %d\r\n%s\r\n", $k, $flags, length $data, $data);
-    my $r = <$s>;
-    die "set $k: $r" unless $r eq "STORED\r\n";
-}
 
 sub warned(&) {
     my @w;
@@ -49,7 +40,7 @@ my @items = (
         qr/a Storable image with 4 bytes after the serialized object/ ],
     [ "${p}g3", $TEXT,     "\xc3\xa9" ],
 );
-raw_set(@$_[0 .. 2]) for @items;
+raw_set($srv, @$_[0 .. 2]) for @items;
 my @keys = map { $_->[0] } @items;
 my @bad  = grep { $_->[3] } @items;
 

@@ -11,25 +11,15 @@ use Test::More;
 use FindBin;
 use lib "$FindBin::Bin/lib";
 use McpoolTest;
-use IO::Socket::INET;
 use Mcpool;
 
 my $srv = start_memcached();
 my $p = unique('deser-off');
 
-# A body stored under flags 1 as another writer stores it, past any client's encoding.
-sub raw_set {
-    my ($key, $flags, $data) = @_;
-    my $s = IO::Socket::INET->new(PeerAddr => $srv, Timeout => 5) or die "connect: $!";
-    binmode $s;
-    print $s "set $key $flags 0 " . length($data) . "\r\n$data\r\n";
-    my $reply = <$s> // '';
-    die "set $key: $reply" unless $reply eq "STORED\r\n";
-}
 
 my $writer = Mcpool->new({ servers => [$srv] });
 ok($writer->set("${p}ref", { a => [ 1, 2 ] }), 'a reference stored (Storable, flags 1)');
-raw_set("${p}raw", 1, 'not an image');
+raw_set($srv, "${p}raw", 1, 'not an image');
 ok($writer->set("${p}plain", 'plain value'), 'a plain value stored');
 
 for my $protocol (qw(text meta)) {

@@ -7,25 +7,15 @@ use Test::More;
 use FindBin;
 use lib "$FindBin::Bin/lib";
 use McpoolTest;
-use IO::Socket::INET;
 use Mcpool;
 
 my $srv = start_memcached();
 my $p = unique('get-bytes');
 
-# A body stored under flags as another writer stores it, past any client's encoding.
-sub raw_set {
-    my ($key, $flags, $data) = @_;
-    my $s = IO::Socket::INET->new(PeerAddr => $srv, Timeout => 5) or die "connect: $!";
-    binmode $s;
-    print $s "set $key $flags 0 " . length($data) . "\r\n$data\r\n";
-    my $reply = <$s> // '';
-    die "set $key: $reply" unless $reply eq "STORED\r\n";
-}
 
 my $m = Mcpool->new({ servers => [$srv], namespace => $p });
-raw_set("${p}date", 1 << 10, "\x01\x02");   # spymemcached's Date flags
-raw_set("${p}badzip", 2, "not gzip");       # the compressed flag on a body that is not
+raw_set($srv, "${p}date", 1 << 10, "\x01\x02");   # spymemcached's Date flags
+raw_set($srv, "${p}badzip", 2, "not gzip");       # the compressed flag on a body that is not
 {
     my @w;
     local $SIG{__WARN__} = sub { push @w, @_ };

@@ -1474,21 +1474,24 @@ static int compress_choice(mcpool_client *c, PyObject *mcl, PyObject *level, Py_
 /* Reads                                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
-/* get: a new reference to the value, NULL with *miss=1 on a miss, NULL with an exception. */
-static PyObject *do_get(ClientObject *self, PyObject *key, int *miss, int with_cas, uint64_t *cas) {
+/* One key's bytes as the core hands them out (a new bytes object), NULL with *miss=1 on a
+ * miss, NULL with an exception: mcpool_client_get_into (the CAS unique into *c when c is not
+ * NULL), or with as_stored mcpool_client_get_or_stored_into (*as_stored set). */
+static PyObject *read_bytes(ClientObject *self, PyObject *key, int *miss, uint32_t *flags,
+                            uint64_t *c, bool *as_stored) {
     const uint8_t *k;
     size_t kn;
     mcpool_status st;
     PyObject *own;
-    uint32_t flags = 0;
-    uint64_t c = 0;
     read_one_t one = {NULL, NULL, 0, 0};
     *miss = 0;
     if (key_bytes(key, &k, &kn, &own) < 0)
         return NULL;
     one.ts = PyEval_SaveThread();
-    st = mcpool_client_get_into(self->client, k, kn, alloc_one, &one, &flags,
-                                with_cas ? &c : NULL);
+    st = as_stored != NULL
+             ? mcpool_client_get_or_stored_into(self->client, k, kn, alloc_one, &one, flags,
+                                                as_stored)
+             : mcpool_client_get_into(self->client, k, kn, alloc_one, &one, flags, c);
     PyEval_RestoreThread(one.ts);
     Py_XDECREF(own);
     if (st == MCPOOL_NOT_FOUND) {
@@ -1505,9 +1508,19 @@ static PyObject *do_get(ClientObject *self, PyObject *key, int *miss, int with_c
             return raise_closing();
         return raise_status(st);
     }
+    return one.bytes;
+}
+
+/* get: a new reference to the value, NULL with *miss=1 on a miss, NULL with an exception. */
+static PyObject *do_get(ClientObject *self, PyObject *key, int *miss, int with_cas, uint64_t *cas) {
+    uint32_t flags = 0;
+    uint64_t c = 0;
+    PyObject *bytes = read_bytes(self, key, miss, &flags, with_cas ? &c : NULL, NULL);
+    if (bytes == NULL)
+        return NULL;
     if (cas != NULL)
         *cas = c; /* before decoding: Client_gets hands it out with a decoding error */
-    return deserialize(self, one.bytes, flags, key);
+    return deserialize(self, bytes, flags, key);
 }
 
 static PyObject *Client_get(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
@@ -1567,35 +1580,18 @@ static PyObject *Client_get_bytes(ClientObject *self, PyObject *const *args, Py_
                                   PyObject *kw) {
     static const argname_t names[] = {{"key", 0}};
     PyObject *a[1];
-    const uint8_t *k;
-    size_t kn;
-    PyObject *own;
     uint32_t flags = 0;
     bool as_stored = false;
-    read_one_t one = {NULL, NULL, 0, 0};
+    int miss;
     CHECK_OPEN(self);
     if (parse_args("get_bytes", args, nargs, kw, names, 1, 1, 1, 1, a) < 0)
         return NULL;
-    if (key_bytes(a[0], &k, &kn, &own) < 0)
-        return NULL;
-    one.ts = PyEval_SaveThread();
-    mcpool_status st =
-        mcpool_client_get_or_stored_into(self->client, k, kn, alloc_one, &one, &flags, &as_stored);
-    PyEval_RestoreThread(one.ts);
-    Py_XDECREF(own);
-    if (st == MCPOOL_NOT_FOUND) {
-        Py_XDECREF(one.bytes);
+    PyObject *bytes = read_bytes(self, a[0], &miss, &flags, NULL, &as_stored);
+    if (bytes == NULL && miss)
         Py_RETURN_NONE;
-    }
-    if (st != MCPOOL_OK || one.bytes == NULL) {
-        Py_XDECREF(one.bytes);
-        if (st == MCPOOL_ALLOC_FAILED && one.nomem)
-            return PyErr_NoMemory();
-        if (st == MCPOOL_ALLOC_FAILED && one.closing)
-            return raise_closing();
-        return raise_status(st);
-    }
-    return Py_BuildValue("(NIN)", one.bytes, (unsigned int)flags, PyBool_FromLong(as_stored));
+    if (bytes == NULL)
+        return NULL;
+    return Py_BuildValue("(NIN)", bytes, (unsigned int)flags, PyBool_FromLong(as_stored));
 }
 
 /* The keys of a multi-key call, owned for the whole call: the pointers point into objects

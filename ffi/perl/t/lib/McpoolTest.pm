@@ -7,7 +7,7 @@ use Exporter ();
 use IO::Socket::INET;
 use POSIX ();
 
-our @EXPORT = qw(start_memcached stop_memcached restart_memcached unique raw_get_multi);
+our @EXPORT = qw(start_memcached stop_memcached restart_memcached unique raw_get_multi raw_set);
 our @ISA = ('Exporter');
 
 # The memcached the tests start: $MEMCACHED, else `memcached` on PATH.
@@ -61,6 +61,17 @@ sub raw_get_multi {
         $got{$k} = [ $flags, substr($data, 0, $len) ];
     }
     return \%got;
+}
+
+# Stores $data under $flags at $key on the memcached at $server, over a socket of its own,
+# past any client's encoding (as another writer stores it); dies unless it is STORED.
+sub raw_set {
+    my ($server, $key, $flags, $data) = @_;
+    my $s = IO::Socket::INET->new(PeerAddr => $server, Timeout => 5) or die "connect: $!";
+    binmode $s;
+    print $s "set $key $flags 0 " . length($data) . "\r\n$data\r\n";
+    my $reply = <$s> // '';
+    die "set $key: $reply" unless $reply eq "STORED\r\n";
 }
 
 # A test that needs other modules, in a BEGIN block: fails (one test, not ok) naming the
