@@ -40,7 +40,18 @@ typedef struct {
      * still runs, and a trampoline then finds NULL, read under the GIL, and skips it. */
     PyObject *on_event;
     PyObject *on_operation;
+    /* The resolver's userdata, or NULL: unlike the hooks, the core's resolver runs on a
+     * helper thread that may still be inside it after mcpool_client_free (the C ABI's rule),
+     * so its userdata is not the client but this cell, allocated once and never freed (one
+     * pointer per client given a resolver), whose callable is dropped with the client. */
+    struct resolver_cell *resolver;
 } ClientObject;
+
+/* A resolver's callable (a strong reference, or NULL once its client is gone or cleared),
+ * read and changed under the GIL only. */
+struct resolver_cell {
+    PyObject *fn;
+};
 
 /* ------------------------------------------------------------------------------------------ */
 /* Errors                                                                                     */
@@ -996,6 +1007,8 @@ static void *alloc_multi(void *userdata, size_t index, size_t len, uint32_t flag
  * makes a cycle only the GC can free. Visits the type too: a heap type's instances hold a
  * reference to it (Python 3.9+). */
 static int Client_traverse(ClientObject *self, visitproc visit, void *arg) {
+    if (self->resolver != NULL)
+        Py_VISIT(self->resolver->fn);
     Py_VISIT(self->on_event);
     Py_VISIT(self->on_operation);
     Py_VISIT(self->dumps);
@@ -1011,6 +1024,8 @@ static int Client_traverse(ClientObject *self, visitproc visit, void *arg) {
  * NULL here (the trampolines read it under the GIL) and is skipped; a store or read that
  * would pickle raises (raise_cleared). */
 static int Client_clear(ClientObject *self) {
+    if (self->resolver != NULL)
+        Py_CLEAR(self->resolver->fn); /* the cell stays: a resolver thread may still read it */
     Py_CLEAR(self->on_event);
     Py_CLEAR(self->on_operation);
     Py_CLEAR(self->dumps);
@@ -1143,6 +1158,54 @@ static void event_trampoline(void *userdata, const mcpool_event *ev) {
     gate_leave();
 }
 
+/* The resolver callback (mcpool_config_set_resolver): runs on a helper thread of the core,
+ * possibly after its client was freed: takes the GIL, calls resolver(host, port) and adds
+ * each address of the iterable it returns (IP literals as str). It raising, an address that
+ * is no IP literal, or no address at all is "did not resolve" (the connect fails with an
+ * I/O error; what it raised is reported, never propagated). */
+static int resolver_trampoline(void *userdata, const char *host, size_t host_len,
+                               uint16_t port, mcpool_resolved *out) {
+    if (!Py_IsInitialized())
+        return 1;
+    if (!gate_enter())
+        return 1; /* the interpreter is exiting */
+    PyGILState_STATE g = PyGILState_Ensure();
+    PyObject *fn = ((struct resolver_cell *)userdata)->fn;
+    int rc = 1;
+    if (fn != NULL) {
+        Py_INCREF(fn);
+        PyObject *r = PyObject_CallFunction(fn, "s#H", host, (Py_ssize_t)host_len, port);
+        PyObject *it = r != NULL ? PyObject_GetIter(r) : NULL;
+        Py_XDECREF(r);
+        PyObject *item;
+        int added = 0;
+        while (it != NULL && (item = PyIter_Next(it)) != NULL) {
+            Py_ssize_t n = 0;
+            const char *ip = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, &n) : NULL;
+            if (ip == NULL && !PyErr_Occurred())
+                PyErr_Format(PyExc_TypeError,
+                             "resolver: an address is an IP literal as str, not %.100s",
+                             TPNAME(item));
+            else if (ip != NULL && mcpool_resolved_add(out, ip, (size_t)n, port) != MCPOOL_OK)
+                PyErr_Format(PyExc_ValueError, "resolver: %R: %s", item,
+                             mcpool_last_error_message());
+            Py_DECREF(item);
+            if (PyErr_Occurred())
+                break;
+            added++;
+        }
+        Py_XDECREF(it);
+        if (PyErr_Occurred())
+            hook_failed(fn);
+        else
+            rc = added > 0 ? 0 : 1;
+        Py_DECREF(fn);
+    }
+    PyGILState_Release(g);
+    gate_leave();
+    return rc;
+}
+
 /* The per-operation callback (docs/tracing.md): runs on the thread that made the mcpool
  * call, after the exchange, inside that call (which released the GIL): take it back and call
  * on_operation(op, keys, hits, server, protocol, duration_seconds, outcome, error_class,
@@ -1255,23 +1318,25 @@ static int option_value(PyObject *value, const char **p, Py_ssize_t *n, PyObject
 }
 
 /* _Client(servers, options, pickle=False, pickle_protocol=None, on_event=None,
- * pickle_bools=False, on_operation=None): servers is a
+ * pickle_bools=False, on_operation=None, pickle_subclasses=None, resolver=None): servers is a
  * list of (address, weight); options a list of (argument, name, value) triples (value a str,
  * or bytes for the key prefix), each handed to the core's option table as it is
  * (mcpool_config_set_as), in order: this file knows no option. */
 static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"servers", "options", "pickle", "pickle_protocol", "on_event",
-                             "pickle_bools", "on_operation", "pickle_subclasses", NULL};
+                             "pickle_bools", "on_operation", "pickle_subclasses", "resolver",
+                             NULL};
     PyObject *servers, *options, *pickle = Py_False, *pickle_protocol = Py_None,
                                  *on_event = Py_None, *pickle_bools = Py_False,
-                                 *on_operation = Py_None, *pickle_subclasses = Py_None;
+                                 *on_operation = Py_None, *pickle_subclasses = Py_None,
+                                 *resolver = Py_None;
     if (self->client != NULL) {
         PyErr_SetString(ClientError, "Client.__init__ called twice");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|$OOOOOO", kwlist, &servers, &options,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO|$OOOOOOO", kwlist, &servers, &options,
                                      &pickle, &pickle_protocol, &on_event, &pickle_bools,
-                                     &on_operation, &pickle_subclasses))
+                                     &on_operation, &pickle_subclasses, &resolver))
         return -1;
     if (!PyList_Check(servers) || !PyList_Check(options)) {
         PyErr_SetString(PyExc_TypeError, "_Client(servers, options): two lists");
@@ -1337,6 +1402,26 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
         }
     }
     Py_DECREF(seq);
+    if (resolver != Py_None) {
+        if (!PyCallable_Check(resolver)) {
+            PyErr_SetString(ClientTypeError, "resolver must be callable");
+            goto fail;
+        }
+        if (self->resolver == NULL) {
+            /* never freed: see ClientObject.resolver */
+            self->resolver = PyMem_Calloc(1, sizeof *self->resolver);
+            if (self->resolver == NULL) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+        }
+        if (check_cfg(mcpool_config_set_resolver(cfg, resolver_trampoline, self->resolver)) < 0)
+            goto fail;
+        PyObject *old = self->resolver->fn;
+        Py_INCREF(resolver);
+        self->resolver->fn = resolver;
+        Py_XDECREF(old);
+    }
     if (on_event != Py_None) {
         if (!PyCallable_Check(on_event)) {
             PyErr_SetString(ClientTypeError, "on_event must be callable");

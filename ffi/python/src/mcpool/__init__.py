@@ -365,7 +365,12 @@ class Client(_Client):
     ``on_operation(record)`` with an ``mcpool.OpRecord`` after every exchange with a server,
     and once for keys refused before any server was asked (a bad key or value: ``server``
     None), on the calling thread; ``mcpool.otel.span_hook()`` makes OpenTelemetry spans of them;
-    what it raises is reported, never propagated; docs/tracing.md).
+    what it raises is reported, never propagated; docs/tracing.md), ``resolver`` (called as
+    ``resolver(host, port)`` for a server's name, on a helper thread of the core, at each
+    connect or every ``resolve_interval``: an iterable of IP literals as str, tried in order,
+    in place of the system's resolver, e.g. for service discovery; raising, or answering no
+    address or something that is no IP literal, is "did not resolve": the call fails with a
+    ``ConnectionError``, and what it raised is reported, never propagated).
 
     ``fail_open=True`` (a core option): a timeout or an unreachable server answers as a miss
     (``get`` None, ``get_multi`` without the key) or as not stored (``set`` etc. False,
@@ -384,8 +389,8 @@ class Client(_Client):
 
     def __init__(self, servers=None, *, weights=None, binary=False, pickle=False,
                  pickle_protocol=None, on_event=None, min_compress_len=None,
-                 pickle_bools=False, on_operation=None, pickle_subclasses=None, _given=None,
-                 **options):
+                 pickle_bools=False, on_operation=None, pickle_subclasses=None, resolver=None,
+                 _given=None, **options):
         norm = _servers(servers, weights)
         # _given (the drop-ins'): {keyword: the word their caller wrote}, so that a message
         # names socket_timeout or dead_retry, not this Client's keyword
@@ -445,7 +450,7 @@ class Client(_Client):
                              pickle_protocol=pickle_protocol, on_event=on_event,
                              pickle_bools=bool(pickle_bools), on_operation=on_operation,
                              pickle_subclasses=None if pickle_subclasses is None
-                             else bool(pickle_subclasses))
+                             else bool(pickle_subclasses), resolver=resolver)
         except ConfigurationError as e:
             # the core names the option it refused a value of; the caller's word for it too
             # when another (timeout, socket_timeout: "option io_timeout (given as timeout)")

@@ -186,6 +186,8 @@ class Client(_Client):
         min_compress_len: Optional[int] = None,
         on_operation: Optional[Callable[[OpRecord], Any]] = None,
         pickle_subclasses: Optional[bool] = None,
+        # resolver(host, port) -> IP literals of a server's name (service discovery)
+        resolver: Optional[Callable[[str, int], Iterable[str]]] = None,
         # bytes are read as UTF-8, but key_prefix (prefix) takes any bytes as they are
         **options: OptionValue,
     ) -> None: ...
