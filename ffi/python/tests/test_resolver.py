@@ -28,6 +28,22 @@ def test_a_resolver_places_a_name_on_its_addresses(server, prefix):
     assert mcpool.Client([server.addr]).get(prefix + "k") == "v"
 
 
+def _failed_get(server, prefix, resolver, error):
+    """A get through a client whose one server's name `resolver` answers, which must raise
+    `error`; what went to sys.unraisablehook meanwhile."""
+    port = int(server.addr.rsplit(":", 1)[1])
+    reported = []
+    old, sys.unraisablehook = sys.unraisablehook, reported.append
+    try:
+        c = mcpool.Client(["nowhere.invalid:%d" % port], resolver=resolver, min_idle=0,
+                          connect_timeout=2)
+        with pytest.raises(error):
+            c.get(prefix + "k")
+    finally:
+        sys.unraisablehook = old
+    return reported
+
+
 @pytest.mark.parametrize("answer", [
     lambda host, port: [],
     lambda host, port: ["not-an-ip"],
@@ -35,33 +51,14 @@ def test_a_resolver_places_a_name_on_its_addresses(server, prefix):
     lambda host, port: 42,
 ])
 def test_a_resolver_that_gives_no_address_fails_the_call(server, prefix, answer):
-    port = int(server.addr.rsplit(":", 1)[1])
-    reported = []
-    old, sys.unraisablehook = sys.unraisablehook, reported.append
-    try:
-        c = mcpool.Client(["nowhere.invalid:%d" % port], resolver=answer, min_idle=0,
-                          connect_timeout=2)
-        with pytest.raises(mcpool.Error):
-            c.get(prefix + "k")
-    finally:
-        sys.unraisablehook = old
+    _failed_get(server, prefix, answer, mcpool.Error)
 
 
 def test_a_resolver_that_raises_is_reported_and_fails_the_call(server, prefix):
-    port = int(server.addr.rsplit(":", 1)[1])
-    reported = []
-
     def resolve(host, p):
         raise RuntimeError("discovery is down")
 
-    old, sys.unraisablehook = sys.unraisablehook, reported.append
-    try:
-        c = mcpool.Client(["nowhere.invalid:%d" % port], resolver=resolve, min_idle=0,
-                          connect_timeout=2)
-        with pytest.raises(mcpool.ConnectionError):
-            c.get(prefix + "k")
-    finally:
-        sys.unraisablehook = old
+    reported = _failed_get(server, prefix, resolve, mcpool.ConnectionError)
     assert any(isinstance(r.exc_value, RuntimeError) for r in reported), reported
 
 
