@@ -249,6 +249,27 @@ impl Health {
         })
     }
 
+    /// Marks a server that never served dead at once, as if its failure limit and `after`
+    /// markings in a row had been reached (out of the ring under an ejecting failover): a
+    /// server `set_servers` adds that cannot be reached (see `Server::probe_added`). It is
+    /// retried after `retry_timeout`, as a server marked dead the first time.
+    pub(crate) fn mark_unreachable(&self, after: u32) -> Marked {
+        self.epoch.fetch_add(1, Ordering::AcqRel);
+        self.failures.store(self.limit, Ordering::Relaxed);
+        self.marks.store(after.max(1), Ordering::Relaxed);
+        let wait = self.retry.min(self.retry_max);
+        let until = now_ms().saturating_add(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX));
+        self.dead_until.store(until, Ordering::Relaxed);
+        if self.window != 0 {
+            self.window_end.store(until, Ordering::Release);
+        }
+        Marked {
+            failures: self.limit,
+            retry_in: wait,
+            first: true,
+        }
+    }
+
     /// One more failure in the failure window, which starts at this failure when the last
     /// one has ended (or a rest has): the failures counted in it.
     fn count_in_window(&self) -> u32 {

@@ -551,6 +551,52 @@ impl Server {
             .unwrap_or_default()
     }
 
+    /// A server `set_servers` adds under a failover that ejects, tried before the new list
+    /// is used (a connect, with the TLS handshake and SASL when configured, within
+    /// `connect_timeout`; the connection is then closed): one that cannot be reached joins
+    /// marked dead and out of the ring ([`Health::mark_unreachable`]), as it would be after
+    /// the calls that found it down. Joining alive, it would place keys by the table with
+    /// it until the first call to it failed, then by the table without it: under a modulo
+    /// profile a key of a live server written meanwhile moved back to where the list
+    /// before the change had put it, and read its older copy there (tester finding
+    /// topology2 1). Returns the event to report once the new list is in place.
+    pub(crate) fn probe_added(&self, eject_after: u32) -> Option<Event> {
+        let timeout = self.opts.connect_timeout;
+        let connected = self.dialect.connect(
+            &self.addr,
+            &self.label,
+            &self.opts,
+            timeout,
+            Deadline::after(Some(timeout)),
+            false,
+        );
+        let e = match connected {
+            Ok(_) => return None,
+            Err(e) if e.is_server_failure() => e,
+            // (refused for another reason, a SASL password: its calls say so)
+            Err(_) => return None,
+        };
+        if matches!(e, Error::Io { .. }) {
+            Counters::bump(&self.counters.connect_errors);
+        } else {
+            self.counters.error(&e);
+        }
+        if let Some(away) = &self.away {
+            away.marking();
+        }
+        let marked = self.health.mark_unreachable(eject_after);
+        self.health.set_cause(&e);
+        if let Some(away) = &self.away {
+            away.server_down();
+        }
+        Counters::bump(&self.counters.ejections);
+        Some(Event::ServerDown {
+            server: self.label.to_string(),
+            failures: marked.failures,
+            retry_in: marked.retry_in,
+        })
+    }
+
     /// `disconnect_all` for this server: the idle connections are closed now, those in use
     /// when their call gives them back, so the next call opens a new one. The server's
     /// health (marked dead or not, its failures) and metrics stay as they are. A pool not
@@ -1118,7 +1164,7 @@ impl Server {
     /// Hands `event` to the `on_event` handler. A handler that panics does not unwind into
     /// the call that changed the server's state (its result stands): the panic is caught,
     /// after the panic hook reported it, as the `on_operation` handler's is.
-    fn emit(&self, event: Option<Event>) {
+    pub(crate) fn emit(&self, event: Option<Event>) {
         if let (Some(handler), Some(event)) = (&self.settings.events, event) {
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (handler.0)(&event)));
         }

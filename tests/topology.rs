@@ -712,3 +712,107 @@ fn labels_keep_a_ports_leading_zero_so_set_servers_of_them_moves_no_key() {
         }
     }
 }
+
+/// A server `set_servers` adds while it is down joins marked dead, out of the ring, found so
+/// by the call itself (tester finding topology2 1). Joining alive, under `eject` with a
+/// modulo profile the new list moved keys between the live servers (a key of C to A), a
+/// write to such a key was acknowledged on A, and the first call that marked the new server
+/// dead put the key back on C, which read its copy from before the change.
+#[test]
+fn a_server_added_while_down_moves_no_key_of_a_live_server() {
+    use mcpool::stale::OnServerReturn;
+    use mcpool::{Event, FailoverPolicy};
+    let a = Memcached::start(&[]);
+    let c = Memcached::start(&[]);
+    let down = common::refusing_port();
+    let before = [a.addr(), c.addr()];
+    let after = [a.addr(), down.addr(), c.addr()];
+    for policy in [OnServerReturn::Flush, OnServerReturn::DeleteWritten] {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let sink = events.clone();
+        let client = Client::builder()
+            .servers(before.clone())
+            .failover(FailoverPolicy::Eject)
+            .on_server_return(policy)
+            .failure_limit(1)
+            .retry_timeout(Duration::from_secs(30))
+            .on_event(move |e| sink.lock().unwrap().push(e.clone()))
+            .build()
+            .unwrap();
+        // A key of C that the list with the new server puts on A.
+        let three = mcpool::Router::new(
+            &client.config().distribution,
+            &after
+                .iter()
+                .map(|s| mcpool::ServerSpec::parse(s).unwrap())
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        let k = (0..10_000)
+            .map(|i| unique(&format!("add{i}-")))
+            .find(|k| client.server_for(k).unwrap() == 1 && three.locate(k.as_bytes()) == 0)
+            .expect("a key the new list moves from C to A");
+        client.set(&k, b"v1", 0).unwrap();
+        client.set_servers(after.clone()).unwrap();
+        let states = client.server_states();
+        assert!(!states[1].alive, "{policy:?}: joined dead: {states:?}");
+        assert!(states[0].alive && states[2].alive, "{states:?}");
+        let seen = events.lock().unwrap().clone();
+        assert!(
+            matches!(&seen[..], [Event::ServerDown { server, .. }] if *server == down.addr()),
+            "{policy:?}: {seen:?}"
+        );
+        assert_eq!(metrics_of(&client, &down.addr()).unwrap().ejections, 1);
+        client.set(&k, b"v2", 0).unwrap();
+        // Every key of the new server fails over (none is placed on it).
+        for i in 0..50 {
+            let other = unique(&format!("other{i}-"));
+            client.set(&other, b"x", 0).unwrap();
+        }
+        assert_eq!(
+            client.get(&k).unwrap().as_deref(),
+            Some(&b"v2"[..]),
+            "{policy:?}: the last acknowledged write"
+        );
+        // A key of the new server says why it is dead.
+        let on_down = (0..10_000)
+            .map(|i| unique(&format!("dn{i}-")))
+            .find(|k| client.server_for(k).unwrap() == 1)
+            .unwrap();
+        assert!(client.get(&on_down).is_ok(), "failed over under eject");
+    }
+}
+
+/// The servers `set_servers` adds are tried at the same time, each within
+/// `connect_timeout`: one that does not answer (a dropped SYN) holds the call about that
+/// long, not one `connect_timeout` per server, and joins dead; one that answers joins
+/// alive, and under `fail-fast` (which moves no key) none is tried.
+#[test]
+fn servers_added_are_tried_together_within_the_connect_timeout() {
+    use mcpool::FailoverPolicy;
+    let a = Memcached::start(&[]);
+    let b = Memcached::start(&[]);
+    let holes: Vec<_> = (0..3).map(|_| common::blackholed_port()).collect();
+    let client = Client::builder()
+        .server(&a.addr())
+        .failover(FailoverPolicy::Eject)
+        .connect_timeout(Duration::from_millis(500))
+        .build()
+        .unwrap();
+    let mut list = vec![a.addr(), b.addr()];
+    list.extend(holes.iter().map(|h| h.addr()));
+    let started = Instant::now();
+    client.set_servers(list.clone()).unwrap();
+    let took = started.elapsed();
+    assert!(took < Duration::from_millis(1400), "{took:?}");
+    let states = client.server_states();
+    assert!(states[0].alive && states[1].alive, "{states:?}");
+    assert!(states[2..].iter().all(|s| !s.alive), "{states:?}");
+    let fail_fast = Client::builder()
+        .server(&a.addr())
+        .failover(FailoverPolicy::FailFast)
+        .build()
+        .unwrap();
+    fail_fast.set_servers(list).unwrap();
+    assert!(fail_fast.server_states().iter().all(|s| s.alive));
+}

@@ -223,6 +223,12 @@ impl Client {
     /// of the keys written meanwhile are old; which keys were written while it was out of
     /// the list is not known, so `delete-written` flushes too). A server dropped while
     /// healthy comes back as it is.
+    ///
+    /// Under a failover that ejects (`eject`, and `rehash` where it ejects), each server
+    /// added is tried first (a connect within `connect_timeout`, up to 16 at once): one that
+    /// cannot be reached joins marked dead and out of the ring (an `on_event` `ServerDown`),
+    /// so that no key of a live server moves for it (docs/topology.md). This call may then
+    /// take about `connect_timeout`.
     pub fn set_server_specs(&self, specs: Vec<ServerSpec>) -> Result<()> {
         if specs.is_empty() {
             return Err(Error::Config("set_servers: no servers given".into()));
@@ -282,6 +288,7 @@ impl Client {
             .filter(|(_, s)| s.away.as_ref().is_some_and(|a| a.is_away()))
             .map(|(spec, s)| Place::of(s, &spec.addr, None))
             .collect();
+        let mut added: Vec<Arc<Server>> = Vec::new();
         let servers: Vec<Arc<Server>> = specs
             .iter()
             .zip(found)
@@ -294,7 +301,9 @@ impl Client {
                             away.left_while_away();
                         }
                     }
-                    Arc::new(server)
+                    let server = Arc::new(server);
+                    added.push(server.clone());
+                    server
                 }
             })
             .collect();
@@ -302,10 +311,57 @@ impl Client {
         for spec in &specs {
             building.departed_away.remove(&spec.addr);
         }
+        let events = if router.ejects(self.inner.config.failover) {
+            probe_added(&added, self.inner.config.eject_after)
+        } else {
+            Vec::new()
+        };
         self.inner
             .topology
             .store(Arc::new(Topology::new(servers, router)));
         drop(old);
+        // The handler may call the client (`set_servers` too): the lock goes first.
+        drop(building);
+        for (server, event) in added.iter().zip(events) {
+            server.emit(event);
+        }
         Ok(())
     }
 }
+
+/// Tries each server `set_servers` adds under a failover that ejects, up to
+/// [`PROBES_AT_ONCE`] at the same time (`set_servers` takes at most about one
+/// `connect_timeout` per that many added servers): one that cannot be reached joins marked
+/// dead and out of the ring (see `Server::probe_added`). The events to report, in the order
+/// of `added`.
+fn probe_added(added: &[Arc<Server>], eject_after: u32) -> Vec<Option<crate::metrics::Event>> {
+    if let [one] = added {
+        return vec![one.probe_added(eject_after)];
+    }
+    let mut events = Vec::with_capacity(added.len());
+    for group in added.chunks(PROBES_AT_ONCE) {
+        std::thread::scope(|scope| {
+            let probes: Vec<_> = group
+                .iter()
+                .map(|s| {
+                    std::thread::Builder::new()
+                        .name("mcpool-probe".into())
+                        .spawn_scoped(scope, move || s.probe_added(eject_after))
+                        .map_err(|_| s)
+                })
+                .collect();
+            for probe in probes {
+                events.push(match probe {
+                    // (a probe that panicked reports nothing: the server joins as it is)
+                    Ok(thread) => thread.join().ok().flatten(),
+                    // no thread to be had: tried here
+                    Err(s) => s.probe_added(eject_after),
+                });
+            }
+        });
+    }
+    events
+}
+
+/// The most servers added by one `set_servers` that are tried at the same time.
+const PROBES_AT_ONCE: usize = 16;
