@@ -1017,7 +1017,8 @@ impl ClientBuilder {
     /// violations, values that do not decode, server error answers, refused keys or values,
     /// refused authentication and configuration errors stay errors
     /// ([`Error::fails_open`] decides). `incr_or_init`/`decr_or_init` (no miss to answer),
-    /// and the whole-server commands keep their errors. Default off.
+    /// `cas` (a lost reply may have been applied: read as "not stored", a retry loop applied
+    /// its update twice) and the whole-server commands keep their errors. Default off.
     pub fn fail_open(mut self, on: bool) -> Self {
         self.config.fail_open = on;
         self

@@ -917,6 +917,10 @@ pub struct Conn {
     /// `recv_bytes` when the last request was sent: a server that closes the connection
     /// with none read since closed it before its reply, not in the middle of one.
     recv_at_send: u64,
+    /// `sent_bytes` when the connection began to serve its current operation
+    /// ([`Conn::set_deadline`]): a timeout after more was written is one after the request
+    /// was sent ([`Error::IoTimeout`]'s `sent`).
+    sent_at_call: u64,
     /// Its place in the pool gauges, for a pooled connection (see `pool::OpenGauge`).
     pub(crate) gauge: Option<crate::pool::OpenGauge>,
     /// When it was connected, and when it last went back to its pool ([`coarse_ms`]), for
@@ -1174,6 +1178,7 @@ impl Conn {
             sent_bytes: 0,
             recv_bytes: 0,
             recv_at_send: 0,
+            sent_at_call: 0,
             gauge: None,
             born_ms: coarse_ms(),
             idle_since_ms: coarse_ms(),
@@ -1294,6 +1299,7 @@ impl Conn {
     /// Sets the deadline of the operation this connection now serves.
     pub(crate) fn set_deadline(&mut self, deadline: Deadline) {
         self.deadline = deadline;
+        self.sent_at_call = self.sent_bytes;
         self.cut = false;
         self.quiet_since = None;
         self.handler_time = Duration::ZERO;
@@ -1373,6 +1379,7 @@ impl Conn {
                     return Err(Error::IoTimeout {
                         server: self.server.to_string(),
                         operation_timeout: true,
+                        sent: self.sent_bytes > self.sent_at_call,
                     });
                 }
                 let t = now_left.min(self.io_timeout);
@@ -1919,6 +1926,7 @@ impl Conn {
                 server: self.server.to_string(),
                 // The wait was cut to what was left of the operation's deadline.
                 operation_timeout: self.cut,
+                sent: self.sent_bytes > self.sent_at_call,
             }
         } else if e.kind() == io::ErrorKind::ConnectionReset
             && self.recv_bytes == 0

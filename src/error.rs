@@ -32,6 +32,11 @@ pub enum Error {
         /// back compressed, nor sent as it is); `None` when it was too long as it was to be
         /// sent, compressed or not.
         max_decompressed: Option<usize>,
+        /// For a `set`: `Some(true)` when the client deleted the key, as memcached's own
+        /// refusal does (no older value is left to read), `Some(false)` when that delete
+        /// failed (the older value may remain); `None` for the other stores, which leave the
+        /// key alone (tester finding cli3 3: the message did not say the old value was gone).
+        key_deleted: Option<bool>,
     },
     /// The server refused the value as too large for an item: `SERVER_ERROR object too large
     /// for cache` (text, meta) or status 0x0003 "Value too large" (binary). A value under
@@ -93,6 +98,11 @@ pub enum Error {
         /// I/O timeout: the message says so, since a longer `io_timeout` would not help
         /// (tester finding limits 1).
         operation_timeout: bool,
+        /// True when some of the call's request had been written when the wait ran out (a
+        /// reply that did not come): whether the server applied it is unknown, and the
+        /// message says so (tester finding cas2 1: a `cas` that timed out so had been
+        /// applied, and a retry applied it twice). False when nothing of it was sent.
+        sent: bool,
     },
     /// A signal interrupted a read or write and the process's interrupt check
     /// ([`crate::set_interrupt_check`]) asked to end the call (a Python `KeyboardInterrupt`).
@@ -383,6 +393,26 @@ impl Error {
     }
 }
 
+/// What a `set` refused as too large did to its key, as a message's end
+/// ([`Error::ValueTooLarge`]'s `key_deleted`).
+struct KeyDeleted(Option<bool>);
+
+impl fmt::Display for KeyDeleted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            None => Ok(()),
+            Some(true) => f.write_str(
+                "; the key was deleted, as memcached deletes it when it refuses a set \
+                 (no older value is left)",
+            ),
+            Some(false) => f.write_str(
+                "; deleting the key, as memcached does when it refuses a set, failed: its \
+                 older value may remain",
+            ),
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -391,11 +421,13 @@ impl fmt::Display for Error {
                 len,
                 limit,
                 max_decompressed: None,
+                key_deleted,
             } => write!(
                 f,
                 "value of {len} bytes exceeds the item size limit of {limit} bytes \
                  (the client's max_value_size; a server started with a larger -I takes \
-                 more when max_value_size is raised)"
+                 more when max_value_size is raised){}",
+                KeyDeleted(*key_deleted)
             ),
             // Which option to raise: the one that lets it through (tester finding
             // bigvalues 4: a compressible value refused by max_decompressed_size named only
@@ -404,12 +436,14 @@ impl fmt::Display for Error {
                 len,
                 limit,
                 max_decompressed: Some(inflated),
+                key_deleted,
             } => write!(
                 f,
                 "value of {len} bytes is longer than max_decompressed_size ({inflated} \
                  bytes), the most this client compresses (it could not read a longer one \
                  back), and than the item size limit of {limit} bytes (max_value_size): \
-                 raise max_decompressed_size to store it compressed"
+                 raise max_decompressed_size to store it compressed{}",
+                KeyDeleted(*key_deleted)
             ),
             Error::TooLargeForServer { server, message } => {
                 write!(f, "value too large for {server}: {message}")
@@ -455,16 +489,24 @@ impl fmt::Display for Error {
             ),
             Error::IoTimeout {
                 server,
-                operation_timeout: false,
-            } => write!(f, "I/O timeout talking to {server}"),
-            Error::IoTimeout {
-                server,
-                operation_timeout: true,
-            } => write!(
-                f,
-                "I/O timeout talking to {server} (the call's operation_timeout ran out: a \
-                 longer io_timeout would not help)"
-            ),
+                operation_timeout,
+                sent,
+            } => {
+                write!(f, "I/O timeout talking to {server}")?;
+                if *operation_timeout {
+                    f.write_str(
+                        " (the call's operation_timeout ran out: a longer io_timeout would \
+                         not help)",
+                    )?;
+                }
+                if *sent {
+                    f.write_str(
+                        "; the request was sent: whether it was applied is unknown (read \
+                         back before repeating a write that must not apply twice)",
+                    )?;
+                }
+                Ok(())
+            }
             Error::Interrupted => {
                 write!(f, "interrupted: the interrupt check asked to end the call")
             }
@@ -527,10 +569,12 @@ impl Clone for Error {
                 len,
                 limit,
                 max_decompressed,
+                key_deleted,
             } => Error::ValueTooLarge {
                 len: *len,
                 limit: *limit,
                 max_decompressed: *max_decompressed,
+                key_deleted: *key_deleted,
             },
             Error::TooLargeForServer { server, message } => Error::TooLargeForServer {
                 server: server.clone(),
@@ -565,9 +609,11 @@ impl Clone for Error {
             Error::IoTimeout {
                 server,
                 operation_timeout,
+                sent,
             } => Error::IoTimeout {
                 server: server.clone(),
                 operation_timeout: *operation_timeout,
+                sent: *sent,
             },
             Error::Io { server, source } => Error::Io {
                 server: server.clone(),

@@ -821,6 +821,7 @@ mod tests {
         second.fail(Error::IoTimeout {
             server: "s".into(),
             operation_timeout: false,
+            sent: false,
         });
         let timed_out = |r: Result<String>| matches!(r, Err(Error::IoTimeout { .. }));
         assert!(timed_out(k2.join().unwrap()));

@@ -736,10 +736,12 @@ impl Server {
             }
             Admission::Abandoned(waited) => {
                 self.count_wait(waited);
-                // The caller's deadline passed while its work was served.
+                // The caller's deadline passed while its work was served (perhaps sent
+                // already by the permit holder serving it: whether it was applied is unknown).
                 let e = Error::IoTimeout {
                     server: self.label.to_string(),
                     operation_timeout: true,
+                    sent: true,
                 };
                 self.counters.error(&e);
                 return Err(e);
@@ -853,6 +855,7 @@ impl Server {
                     Error::IoTimeout {
                         server,
                         operation_timeout: true,
+                        sent: false,
                     }
                 } else {
                     Error::ConnectTimeout {

@@ -297,6 +297,7 @@ impl AwayGuard {
             return Err(Error::IoTimeout {
                 server: conn.server().to_string(),
                 operation_timeout: cut,
+                sent: false,
             });
         };
         let plan = {

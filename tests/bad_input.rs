@@ -61,15 +61,48 @@ fn oversized_value_is_refused_before_sending() {
         .max_value_size(1000)
         .build()
         .unwrap();
+    c.set("k", "old", 0).unwrap();
+    // An `add` refused leaves the key alone, and its message says nothing of it.
+    match c.add("k", [b'x'; 1001], 0) {
+        Err(
+            e @ Error::ValueTooLarge {
+                key_deleted: None, ..
+            },
+        ) => assert!(!e.to_string().contains("deleted"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(c.get("k").unwrap().as_deref(), Some(&b"old"[..]));
+    // A `set` refused deletes it, as memcached's own refusal does, and says so (tester
+    // finding cli3 3: the message left the reader thinking the old value was still there).
     match c.set("k", [b'x'; 1001], 0) {
-        Err(Error::ValueTooLarge {
-            len: 1001,
-            limit: 1000,
-            max_decompressed: None,
-        }) => {}
+        Err(
+            e @ Error::ValueTooLarge {
+                len: 1001,
+                limit: 1000,
+                max_decompressed: None,
+                key_deleted: Some(true),
+            },
+        ) => assert!(e.to_string().contains("the key was deleted"), "{e}"),
         other => panic!("{other:?}"),
     }
     assert_eq!(c.get("k").unwrap(), None);
+    // When that delete fails, the message says the older value may remain.
+    let down = common::refusing_port();
+    let unreachable = Client::builder()
+        .server(&down.addr())
+        .compression(false)
+        .max_value_size(1000)
+        .build()
+        .unwrap();
+    match unreachable.set("k", [b'x'; 1001], 0) {
+        Err(
+            e @ Error::ValueTooLarge {
+                key_deleted: Some(false),
+                ..
+            },
+        ) => assert!(e.to_string().contains("older value may remain"), "{e}"),
+        other => panic!("{other:?}"),
+    }
     // Above the server's own limit (1 MiB by default): the server's "too large", the same
     // error (`is_value_too_large`), its message carried.
     let big = Client::builder()

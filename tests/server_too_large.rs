@@ -213,7 +213,7 @@ fn a_value_refused_before_compressing_names_max_decompressed_size() {
     let c = build(2 << 20);
     let e = c.set("k", &digits, 0).unwrap_err();
     assert!(
-        matches!(e, Error::ValueTooLarge { len: 3_000_000, limit, max_decompressed: Some(i) }
+        matches!(e, Error::ValueTooLarge { len: 3_000_000, limit, max_decompressed: Some(i), .. }
             if limit == 1 << 20 && i == 2 << 20),
         "{e:?}"
     );

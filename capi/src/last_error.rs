@@ -343,6 +343,7 @@ mod tests {
             len: 9,
             limit: 8,
             max_decompressed: None,
+            key_deleted: None,
         };
         let a = landingpad(|| Err(Failure::from_error("set", Some(b"k"), &by_server)));
         assert_eq!(server(), "127.0.0.1:11211");

@@ -358,6 +358,7 @@ mod tests {
                 len: 2,
                 limit: 1,
                 max_decompressed: None,
+                key_deleted: None,
             },
             Error::TooLargeForServer {
                 server: server(),
@@ -379,6 +380,7 @@ mod tests {
             Error::IoTimeout {
                 server: server(),
                 operation_timeout: false,
+                sent: false,
             },
             Error::Io {
                 server: server(),

@@ -2352,6 +2352,8 @@ static void test_operations(void) {
         CHECK(strcmp(mcpool_metric_name(MCPOOL_METRIC_FAIL_OPEN_MISSES), "fail_open_misses") == 0);
         mcpool_metrics_free(m);
     }
+    /* A cas never fails open: its error, not a "not stored" (tester finding cas2 2). */
+    EXPECT(mcpool_client_cas(c, K("fo"), K("v"), 0, 0, 5), MCPOOL_IO);
     mcpool_client_free(c);
 
     /* A deliberately broken server: a protocol error stays an error with fail_open. */

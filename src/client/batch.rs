@@ -76,6 +76,7 @@ impl Client {
             &BatchKind {
                 op: Op::store_multi(cmd),
                 redo_moved: cmd == StoreCommand::Set,
+                fails_open: cmd.fails_open(),
                 ..STORES
             },
             &prepared,
@@ -417,9 +418,10 @@ impl Client {
             .map(|r| r.as_ref().err().map(|e| Err(e.clone())))
             .collect();
         let t = &*self.topology();
+        let opens = |e: &Error| kind.fails_open && self.opens(e);
         // fail_open: a server's error as each of its items' answer.
         let open = |results: &mut [Option<Result<Outcome>>], i: usize, e: &Error| {
-            results[i] = Some(if self.opens(e) {
+            results[i] = Some(if opens(e) {
                 Ok((kind.opened)())
             } else {
                 Err(e.clone())
@@ -431,7 +433,7 @@ impl Client {
         // The servers' records, handed over once every connection is back in its pool.
         let mut held = Held::default();
         for (i, home, e) in unplaced {
-            if self.opens(&e) {
+            if opens(&e) {
                 self.count_open(t, Some(home), &e, Side::Write, 1);
             }
             if start.is_some() {
@@ -450,7 +452,7 @@ impl Client {
                          idx: usize,
                          members: &[usize],
                          e: &Error| {
-            let opened = self.opens(e);
+            let opened = opens(e);
             if opened {
                 self.count_open(t, Some(idx), e, Side::Write, members.len());
             }
@@ -584,7 +586,7 @@ impl Client {
                         // answered with an error of its own (a SERVER_ERROR) keeps it.
                         for &i in &members {
                             if results[i].is_none() {
-                                opened += usize::from(self.opens(e));
+                                opened += usize::from(opens(e));
                                 open(&mut results, i, e);
                             }
                         }
@@ -662,7 +664,7 @@ impl Client {
                 (Some(r), _) => r,
                 (None, Ok(item)) => {
                     let e = self.dead_error(t, key_of(item));
-                    if self.opens(&e) {
+                    if opens(&e) {
                         self.count_open(t, None, &e, Side::Write, 1);
                         Ok((kind.opened)())
                     } else {
@@ -683,6 +685,8 @@ struct BatchKind {
     /// end of the call (a server ejected meanwhile moved it) is done again on its new
     /// server: the commands whose repetition is their own outcome (set, delete).
     redo_moved: bool,
+    /// Whether `fail_open` applies (not to `cas`, see [`StoreCommand::fails_open`]).
+    fails_open: bool,
     opened: fn() -> Outcome,
     positive: fn(&Outcome) -> bool,
     summary: fn(usize, usize) -> OpOutcome,
@@ -691,6 +695,7 @@ struct BatchKind {
 const STORES: BatchKind = BatchKind {
     op: Op::SetMulti,
     redo_moved: true,
+    fails_open: true,
     opened: || Outcome::Stored(StoreOutcome::NotStored),
     positive: |o| matches!(o, Outcome::Stored(StoreOutcome::Stored)),
     summary: |n, hits| observe::multi(Side::Write, n, hits),
@@ -699,6 +704,7 @@ const STORES: BatchKind = BatchKind {
 static DELETES: BatchKind = BatchKind {
     op: Op::DeleteMulti,
     redo_moved: true,
+    fails_open: true,
     opened: || Outcome::Existed(false),
     positive: |o| matches!(o, Outcome::Existed(true)),
     summary: |n, hits| observe::multi(Side::Read, n, hits),
@@ -707,6 +713,7 @@ static DELETES: BatchKind = BatchKind {
 static TOUCHES: BatchKind = BatchKind {
     op: Op::TouchMulti,
     redo_moved: false,
+    fails_open: true,
     opened: || Outcome::Existed(false),
     positive: |o| matches!(o, Outcome::Existed(true)),
     summary: |n, hits| observe::multi(Side::Read, n, hits),
@@ -715,6 +722,7 @@ static TOUCHES: BatchKind = BatchKind {
 static INCRS: BatchKind = BatchKind {
     redo_moved: false,
     op: Op::IncrMulti,
+    fails_open: true,
     opened: || Outcome::Counter(None),
     positive: |o| matches!(o, Outcome::Counter(Some(_))),
     summary: |n, hits| observe::multi(Side::Read, n, hits),
@@ -723,6 +731,7 @@ static INCRS: BatchKind = BatchKind {
 static DECRS: BatchKind = BatchKind {
     redo_moved: false,
     op: Op::DecrMulti,
+    fails_open: true,
     opened: || Outcome::Counter(None),
     positive: |o| matches!(o, Outcome::Counter(Some(_))),
     summary: |n, hits| observe::multi(Side::Read, n, hits),

@@ -211,9 +211,24 @@ impl Client {
                 },
             )
         });
+        self.finish_store(t, start, cmd, at, r, open)
+    }
+
+    /// The end of a single store by `cmd` on server `at`: [`Client::finish`], failing open
+    /// only when `open` (the client's `fail_open`, never for a `cas`: see
+    /// [`StoreCommand::fails_open`]); an error not failed open is recorded as it is.
+    pub(super) fn finish_store(
+        &self,
+        t: &Topology,
+        start: observe::Start,
+        cmd: StoreCommand,
+        at: Option<usize>,
+        r: Result<StoreOutcome>,
+        open: bool,
+    ) -> Result<StoreOutcome> {
         let r = match r {
-            Err(e) if !open && self.opens(&e) => {
-                // Not failed open here (incr_or_init's own add): an error as it is.
+            Err(e) if !(open && cmd.fails_open()) && self.opens(&e) => {
+                // Not failed open here (a cas, incr_or_init's own add): an error as it is.
                 if let Some(s) = start {
                     self.record(
                         t,
@@ -714,10 +729,16 @@ impl Client {
         let inflated = c.compression.max_decompressed;
         Err(match self.too_large(cmd, key, len, limit) {
             // longer than max_value_size alone when that is the larger: nothing to compress
-            Error::ValueTooLarge { len, limit, .. } if inflated >= limit => Error::ValueTooLarge {
+            Error::ValueTooLarge {
+                len,
+                limit,
+                key_deleted,
+                ..
+            } if inflated >= limit => Error::ValueTooLarge {
                 len,
                 limit,
                 max_decompressed: Some(inflated),
+                key_deleted,
             },
             e => e,
         })
@@ -739,13 +760,12 @@ impl Client {
         len: usize,
         limit: usize,
     ) -> Error {
-        if matches!(cmd, StoreCommand::Set) {
-            let _ = self.delete(key);
-        }
+        let key_deleted = matches!(cmd, StoreCommand::Set).then(|| self.delete(key).is_ok());
         Error::ValueTooLarge {
             len,
             limit,
             max_decompressed: None,
+            key_deleted,
         }
     }
 

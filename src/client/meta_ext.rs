@@ -48,17 +48,7 @@ impl Client {
             self.exchange_key(t, &wire, Resend::IfUnsent, &req, &mut at)?
                 .stored()
         });
-        self.finish(
-            t,
-            start,
-            super::commands::store_op(cmd),
-            1,
-            at,
-            r,
-            Side::Write,
-            || StoreOutcome::NotStored,
-            observe::stored,
-        )
+        self.finish_store(t, start, cmd, at, r, self.inner.config.fail_open)
     }
 
     /// [`Client::delete`] with an explicit CAS version (meta `E`, memcached 1.6.27+; see

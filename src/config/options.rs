@@ -1008,8 +1008,8 @@ pub static OPTIONS: &[OptionSpec] = &[
         Apply::Duration(ClientBuilder::resolve_interval)),
     // failopen-hook
     row!("fail_open", Bool, "", "false", "",
-        "timeouts and unreachable servers answer as misses (reads) and not stored (writes), \
-         counted in the metrics; protocol and value errors stay errors",
+        "timeouts and unreachable servers answer as misses (reads) and not stored (writes \
+         but `cas`), counted in the metrics; protocol and value errors stay errors",
         Apply::Bool(ClientBuilder::fail_open)),
 ];
 

@@ -36,6 +36,15 @@ impl StoreCommand {
         }
     }
 
+    /// Whether the `fail_open` option may answer this command's timeout or unreachable
+    /// server as "not stored": not a `cas`, whose answer decides a retry loop's next step.
+    /// Its request may have been applied when its reply was lost, and an answer that reads
+    /// as "changed since `gets`" (Python's False, Perl's false) made the loop apply its
+    /// update twice (tester finding cas2 2): a `cas` always returns its error.
+    pub fn fails_open(self) -> bool {
+        !matches!(self, StoreCommand::Cas(_))
+    }
+
     fn verb(self) -> &'static [u8] {
         match self {
             StoreCommand::Set => b"set ",

@@ -128,6 +128,7 @@ mod tests {
         let timeout = Error::IoTimeout {
             server: "p".into(),
             operation_timeout: false,
+            sent: false,
         };
         assert!(may_resend(Always, Sent, &timeout));
         // Not a connection failure: the proxy answered.

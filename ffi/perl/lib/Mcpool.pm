@@ -1316,7 +1316,9 @@ C<< fail_open => 1 >> (a core option): a timeout or an unreachable server answer
 (C<get> undef, C<get_multi> without the key) or as not done (C<set>, C<delete>, C<touch>
 false; C<incr>/C<decr> false, as for a missing counter) instead of the error's undef, counted
 in C<metrics> as C<fail_open_misses> and C<fail_open_not_stored>. Protocol violations, values
-that do not decode and refused keys stay errors.
+that do not decode and refused keys stay errors, and so does C<cas> (undef, C<last_error> set):
+a C<cas> whose reply was lost may have been applied, and false would read as "changed since
+C<gets>", so a retry loop applied its update twice.
 
 C<< on_operation => sub { my ($op, $memd) = @_; ... } >>: called once per exchange with a server (a
 multi-key call: once per server; and once for keys refused before any server was asked, a

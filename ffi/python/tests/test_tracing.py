@@ -243,12 +243,17 @@ def test_otel_adapter_uses_the_global_provider_by_default(server, prefix):
 
 
 @pytest.mark.parametrize("protocol", ["text", "meta", "binary"])
-def test_fail_open_cas_answers_not_stored(prefix, protocol):
-    """cas to an unreachable server under fail_open is "not stored" (False), as set, add,
-    replace, append and prepend are; never a bare mcpool.Error."""
+def test_fail_open_stores_answer_not_stored_but_cas_raises(prefix, protocol):
+    """A store to an unreachable server under fail_open is "not stored" (False): add,
+    replace, append and prepend; never a bare mcpool.Error. A cas raises its error (tester
+    finding cas2 2: False read as "changed since gets", and a retry loop applied its update
+    twice after a lost reply)."""
     mc = mcpool.Client([DOWN], min_idle=0, fail_open=True, protocol=protocol)
     k = prefix + "k"
-    assert mc.cas(k, b"v", 5) is False
+    with pytest.raises(mcpool.ConnectionError):
+        mc.cas(k, b"v", 5)
+    with pytest.raises(mcpool.ConnectionError):
+        mc.cas_multi({k: (b"v", 5)})
     assert mc.append(k, b"v") is False and mc.prepend(k, b"v") is False
     assert mc.replace(k, b"v") is False
     assert mc.add_multi({k: b"v"}) == [k] and mc.incr_multi([k]) == [None]

@@ -1,0 +1,72 @@
+//! A write whose reply never came: its error says the request was sent and its outcome is
+//! unknown, and a `cas` never answers such a failure as "not stored", even with
+//! `fail_open` (tester findings cas2 1 and 2: a retry loop that took either for "not done"
+//! applied its update twice). Real memcached, stopped with SIGSTOP after the request.
+mod common;
+
+use common::{unique, Memcached};
+use mcpool::{Client, Error, Protocol, SetItem, StoreCommand, StoreOutcome};
+use std::time::Duration;
+
+fn client(mc: &Memcached, p: Protocol, fail_open: bool) -> Client {
+    Client::builder()
+        .server(&mc.addr())
+        .protocol(p)
+        .io_timeout(Duration::from_millis(300))
+        .failure_limit(1000)
+        .fail_open(fail_open)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn a_timed_out_write_says_it_was_sent_and_cas_never_fails_open() {
+    for p in [Protocol::Text, Protocol::Binary, Protocol::Meta] {
+        let mc = Memcached::start(&[]);
+        let strict = client(&mc, p, false);
+        let open = client(&mc, p, true);
+        let k = unique("lost");
+        strict.set(&k, "0", 0).unwrap();
+        let token = strict.gets(&k).unwrap().unwrap().cas.unwrap();
+        // (connections open before the server stops)
+        assert!(open.get(&k).unwrap().is_some());
+        mc.freeze();
+        let e = strict.cas(&k, "1", 0, token).unwrap_err();
+        assert!(
+            matches!(e, Error::IoTimeout { sent: true, .. }),
+            "{p:?}: {e:?}"
+        );
+        assert!(
+            e.to_string()
+                .contains("the request was sent: whether it was applied is unknown"),
+            "{p:?}: {e}"
+        );
+        // fail_open answers a set as not stored, never a cas: its error comes back.
+        assert_eq!(
+            open.set(&k, "x", 0).unwrap(),
+            StoreOutcome::NotStored,
+            "{p:?}"
+        );
+        let e = open.cas(&k, "2", 0, token).unwrap_err();
+        assert!(matches!(e, Error::IoTimeout { .. }), "{p:?}: {e:?}");
+        let item = SetItem {
+            cas: token,
+            ..SetItem::new(&k, b"3", 0)
+        };
+        let batch = open.store_multi_items(StoreCommand::Cas(0), &[item]);
+        assert!(
+            matches!(&batch[..], [Err(Error::IoTimeout { .. })]),
+            "{p:?}: {batch:?}"
+        );
+        mc.thaw();
+        // The first cas was applied once the server ran again: read back, as the error said.
+        let mut now = None;
+        common::wait_until("the server answers again", Duration::from_secs(10), || {
+            now = strict.get(&k).ok().flatten();
+            now.is_some()
+        });
+        // (the set that failed open may have landed after it, as its own request was sent)
+        let now = now.unwrap();
+        assert!(now == b"1" || now == b"x", "{p:?}: {now:?}");
+    }
+}
