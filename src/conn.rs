@@ -821,6 +821,7 @@ pub(crate) fn connect_error(label: &str, source: io::Error) -> Error {
         Error::ConnectTimeout {
             server: label.to_string(),
             operation_timeout: false,
+            resolving: false,
         }
     } else {
         Error::Io {
@@ -971,7 +972,19 @@ impl Conn {
                 } else {
                     target.addrs(timeout)
                 }
-                .map_err(io_err)?;
+                .map_err(|e| match io_err(e) {
+                    // The time ran out before any connect: the message says where.
+                    Error::ConnectTimeout {
+                        server,
+                        operation_timeout,
+                        ..
+                    } => Error::ConnectTimeout {
+                        server,
+                        operation_timeout,
+                        resolving: true,
+                    },
+                    e => e,
+                })?;
                 let mut last = io::Error::new(io::ErrorKind::NotFound, "host name did not resolve");
                 let mut found = None;
                 for sa in addrs.iter() {

@@ -88,6 +88,11 @@ pub enum Error {
         /// True when the operation's deadline (`operation_timeout`), nearer than the
         /// connect timeout, is what ended the connect (or left no time to start it).
         operation_timeout: bool,
+        /// True when the time ran out resolving the server's name (the resolver hook's or
+        /// the system's answer did not come), before any connect was tried: the message says
+        /// so, which points at DNS or service discovery rather than the network or memcached
+        /// (tester finding cteam2 2).
+        resolving: bool,
     },
     /// A read or write did not finish within the I/O timeout, or within what was left of the
     /// operation's deadline. The connection was dropped.
@@ -477,16 +482,25 @@ impl fmt::Display for Error {
             ),
             Error::ConnectTimeout {
                 server,
-                operation_timeout: false,
-            } => write!(f, "connect timeout to {server}"),
-            Error::ConnectTimeout {
-                server,
-                operation_timeout: true,
-            } => write!(
-                f,
-                "operation timeout while connecting to {server} (operation_timeout ended the \
-                 connect before connect_timeout)"
-            ),
+                operation_timeout,
+                resolving,
+            } => {
+                if *operation_timeout {
+                    write!(
+                        f,
+                        "operation timeout while connecting to {server} (operation_timeout \
+                         ended the connect before connect_timeout"
+                    )?;
+                } else {
+                    write!(f, "connect timeout to {server}")?;
+                }
+                match (*operation_timeout, *resolving) {
+                    (_, true) => f.write_str(if *operation_timeout { "; " } else { " (" })?,
+                    (true, false) => return f.write_str(")"),
+                    (false, false) => return Ok(()),
+                }
+                f.write_str("its name did not resolve in time: the resolver or DNS did not answer)")
+            }
             Error::IoTimeout {
                 server,
                 operation_timeout,
@@ -602,9 +616,11 @@ impl Clone for Error {
             Error::ConnectTimeout {
                 server,
                 operation_timeout,
+                resolving,
             } => Error::ConnectTimeout {
                 server: server.clone(),
                 operation_timeout: *operation_timeout,
+                resolving: *resolving,
             },
             Error::IoTimeout {
                 server,

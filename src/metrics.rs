@@ -70,6 +70,11 @@ pub struct ServerMetrics {
     /// could not be reached and was marked dead (`rehash` / `eject` failover,
     /// docs/failover.md).
     pub failovers: u64,
+    /// Returns whose `on_server_return` clean-up the server refused (memcached `-F` refuses
+    /// `flush_all`; a `SERVER_ERROR`; a reply that is no answer): each keeps it dead until
+    /// its next retry, its keys served elsewhere (tester findings retest30 3, retest31 7:
+    /// under failover nothing else showed why it never came back).
+    pub cleanups_refused: u64,
 }
 
 /// One server's report: its counters, its pool's `(open, idle)` connections and its health,
@@ -118,7 +123,7 @@ const fn counter(name: &'static str, help: &'static str) -> Metric {
 /// Every per-server metric, in the C ABI's numbering (`mcpool_metric`): the one list that the
 /// C ABI, the CLI and the Prometheus exporter name metrics from. [`ServerMetrics::values`]
 /// gives a snapshot's values in this order.
-pub const METRICS: [Metric; 23] = [
+pub const METRICS: [Metric; 24] = [
     counter(
         "operations",
         "Request/reply exchanges (a multi-key call counts once per server it touches).",
@@ -198,6 +203,10 @@ pub const METRICS: [Metric; 23] = [
         "failovers",
         "Keys a call moved on to another server after this one could not be reached.",
     ),
+    counter(
+        "cleanups_refused",
+        "Returns whose on_server_return clean-up the server refused (it stays dead).",
+    ),
 ];
 
 impl ServerMetrics {
@@ -229,6 +238,7 @@ impl ServerMetrics {
             self.fail_open_misses,
             self.fail_open_not_stored,
             self.failovers,
+            self.cleanups_refused,
         ]
     }
 }
@@ -256,6 +266,7 @@ pub(crate) struct Counters {
     pub fail_open_misses: AtomicU64,
     pub fail_open_not_stored: AtomicU64,
     pub failovers: AtomicU64,
+    pub cleanups_refused: AtomicU64,
     /// The `pool_open` and `pool_idle` gauges: connections actually open (a pooled slot
     /// without one is not counted), kept by [`crate::pool::OpenGauge`].
     pub pool_open: AtomicU64,
@@ -310,6 +321,7 @@ impl Counters {
             fail_open_misses,
             fail_open_not_stored,
             failovers,
+            cleanups_refused,
             pool_open,
             pool_idle;
             pool_generation
@@ -371,6 +383,7 @@ impl Counters {
             fail_open_misses: g(|c| &c.fail_open_misses),
             fail_open_not_stored: g(|c| &c.fail_open_not_stored),
             failovers: g(|c| &c.failovers),
+            cleanups_refused: g(|c| &c.cleanups_refused),
         }
     }
 }

@@ -553,24 +553,36 @@ impl Server {
 
     /// A server `set_servers` adds under a failover that ejects, tried before the new list
     /// is used (a connect, with the TLS handshake and SASL when configured, within
-    /// `connect_timeout`; the connection is then closed): one that cannot be reached joins
-    /// marked dead and out of the ring ([`Health::mark_unreachable`]), as it would be after
-    /// the calls that found it down. Joining alive, it would place keys by the table with
+    /// `connect_timeout`, then a `version` round trip within `io_timeout`; the connection is
+    /// then closed): one that cannot be reached or does not answer (a stopped memcached
+    /// whose kernel still accepts connections: tester finding retest31 1) joins marked dead
+    /// and out of the ring ([`Health::mark_unreachable`]), as it would be after the calls
+    /// that found it down. Not with a `failure_limit` of `u32::MAX` (Cache::Memcached::Fast's
+    /// `max_failures => 0`, "never"): such a server is never marked dead. Joining alive, it would place keys by the table with
     /// it until the first call to it failed, then by the table without it: under a modulo
     /// profile a key of a live server written meanwhile moved back to where the list
     /// before the change had put it, and read its older copy there (tester finding
     /// topology2 1). Returns the event to report once the new list is in place.
     pub(crate) fn probe_added(&self, eject_after: u32) -> Option<Event> {
+        if self.settings.failure_limit == u32::MAX {
+            return None;
+        }
         let timeout = self.opts.connect_timeout;
-        let connected = self.dialect.connect(
-            &self.addr,
-            &self.label,
-            &self.opts,
-            timeout,
-            Deadline::after(Some(timeout)),
-            false,
-        );
-        let e = match connected {
+        let answered = self
+            .dialect
+            .connect(
+                &self.addr,
+                &self.label,
+                &self.opts,
+                timeout,
+                Deadline::after(Some(timeout)),
+                false,
+            )
+            .and_then(|mut conn| {
+                conn.set_deadline(Deadline::after(Some(self.opts.io_timeout)));
+                self.dialect.alive_check(&mut conn)
+            });
+        let e = match answered {
             Ok(_) => return None,
             Err(e) if e.is_server_failure() => e,
             // (refused for another reason, a SASL password: its calls say so)
@@ -861,6 +873,7 @@ impl Server {
                     Error::ConnectTimeout {
                         server,
                         operation_timeout: true,
+                        resolving: false,
                     }
                 };
                 self.counters.error(&e);
@@ -958,6 +971,7 @@ impl Server {
                         return Err(Error::ConnectTimeout {
                             server: self.label.to_string(),
                             operation_timeout: false,
+                            resolving: false,
                         })
                     }
                     // The interrupt check ended the wait: so the call.

@@ -349,7 +349,7 @@ impl AwayGuard {
             dialect
                 .exchange(conn, &Request::Flush { delay: None }, &mut |_, _, _, _| {})
                 .and_then(|o| o.done())
-                .map_err(|e| refused(e, "flush_all"))?;
+                .map_err(|e| refused(e, "flush_all", counters))?;
             if plan.returning {
                 Counters::bump(&counters.returns_flushed);
             }
@@ -359,7 +359,7 @@ impl AwayGuard {
         } else {
             let keys: Vec<&[u8]> = plan.deleted.iter().map(|k| &k[..]).collect();
             for chunk in keys.chunks(DELETE_BATCH) {
-                delete_all(conn, dialect, chunk).map_err(|e| refused(e, "delete"))?;
+                delete_all(conn, dialect, chunk).map_err(|e| refused(e, "delete", counters))?;
             }
             counters
                 .stale_deleted
@@ -457,20 +457,23 @@ impl Drop for Turn<'_> {
     }
 }
 
-/// Deletes `keys` in one pipelined round trip (a missing key is fine).
 /// A clean-up the server answered with an error instead of doing it (memcached `-F`
 /// refuses `flush_all`; a `SERVER_ERROR`; a reply that is no answer): the server cannot
 /// serve before its clean-up, so this is a failure of the server as a broken connection is
 /// (it is marked dead again and retried later, its keys served elsewhere meanwhile), said
 /// as the clean-up's (tester finding hostile3 2: the reply failed every call of the server
-/// while it stayed alive, and its keys never moved). Other errors are returned as they are.
-fn refused(e: Error, request: &str) -> Error {
+/// while it stayed alive, and its keys never moved), counted in `cleanups_refused` (under
+/// failover no call shows the error: tester finding retest31 7). Other errors are returned
+/// as they are.
+fn refused(e: Error, request: &str, counters: &Counters) -> Error {
     let (server, said) = match e {
         Error::Server { server, message } => (server, format!("SERVER_ERROR {message}")),
         Error::Client { server, message } => (server, message),
         Error::Protocol { server, detail } => (server, detail),
         e => return e,
     };
+    // (failover hides the error from the calls: the metric shows it)
+    Counters::bump(&counters.cleanups_refused);
     Error::Io {
         server,
         source: std::io::Error::other(format!(
@@ -480,6 +483,7 @@ fn refused(e: Error, request: &str) -> Error {
     }
 }
 
+/// Deletes `keys` in one pipelined round trip (a missing key is fine).
 fn delete_all(conn: &mut Conn, dialect: &Dialect, keys: &[&[u8]]) -> Result<()> {
     let n = keys.len();
     if n == 0 {

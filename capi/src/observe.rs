@@ -74,10 +74,14 @@ pub enum mcpool_metric {
     /// Counter: keys that a call moved on to another server, within the call, after this
     /// server could not be reached and was marked dead (`rehash` / `eject` failover).
     MCPOOL_METRIC_FAILOVERS = 22,
+    /// Counter: returns whose `on_server_return` clean-up the server refused (memcached
+    /// `-F` refuses `flush_all`): it stays dead until its next retry, its keys served
+    /// elsewhere (under failover no call shows that error).
+    MCPOOL_METRIC_CLEANUPS_REFUSED = 23,
 }
 
 /// Every metric in numeric order (numbers are dense from 0).
-const METRICS: [(mcpool_metric, &str); 23] = {
+const METRICS: [(mcpool_metric, &str); 24] = {
     use mcpool_metric::*;
     [
         (MCPOOL_METRIC_OPERATIONS, "operations\0"),
@@ -103,6 +107,7 @@ const METRICS: [(mcpool_metric, &str); 23] = {
         (MCPOOL_METRIC_FAIL_OPEN_MISSES, "fail_open_misses\0"),
         (MCPOOL_METRIC_FAIL_OPEN_NOT_STORED, "fail_open_not_stored\0"),
         (MCPOOL_METRIC_FAILOVERS, "failovers\0"),
+        (MCPOOL_METRIC_CLEANUPS_REFUSED, "cleanups_refused\0"),
     ]
 };
 

@@ -376,6 +376,7 @@ mod tests {
             Error::ConnectTimeout {
                 server: server(),
                 operation_timeout: false,
+                resolving: false,
             },
             Error::IoTimeout {
                 server: server(),

@@ -243,6 +243,22 @@ fn closed_standard_streams_lose_no_write() {
     );
     let got = on(&mc.addr(), &["get", &key]);
     assert_eq!(got.stdout, b"old\n", "the old value stays");
+    // Standard input by another name (tester finding retest31 2).
+    for name in ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"] {
+        let o = sh(&format!("set \"$2\" --value-file {name} <&-"), &[&key]);
+        assert_eq!(code(&o), 2, "{name}: {o:?}");
+        assert_eq!(on(&mc.addr(), &["get", &key]).stdout, b"old\n", "{name}");
+    }
+    // Several keys' touch prints a line each: not run with standard output closed
+    // (retest31 3); one key's prints nothing and runs.
+    let o = sh("touch \"$2\" \"$3\" 100 >&-", &[&key, &counter]);
+    assert_eq!(code(&o), 2, "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("nothing was sent"),
+        "{o:?}"
+    );
+    let o = sh("touch \"$2\" 100 >&-", &[&key]);
+    assert_eq!(code(&o), 0, "{o:?}");
     let o = sh("set \"$2\" --value-file - </dev/null", &[&key]);
     assert_eq!(code(&o), 0, "{o:?}");
     assert_eq!(

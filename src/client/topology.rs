@@ -225,10 +225,11 @@ impl Client {
     /// healthy comes back as it is.
     ///
     /// Under a failover that ejects (`eject`, and `rehash` where it ejects), each server
-    /// added is tried first (a connect within `connect_timeout`, up to 16 at once): one that
-    /// cannot be reached joins marked dead and out of the ring (an `on_event` `ServerDown`),
-    /// so that no key of a live server moves for it (docs/topology.md). This call may then
-    /// take about `connect_timeout`.
+    /// added is tried first (a connect within `connect_timeout` and a `version` round trip
+    /// within `io_timeout`, up to 16 at once): one that cannot be reached or does not answer
+    /// joins marked dead and out of the ring (an `on_event` `ServerDown`), so that no key of
+    /// a live server moves for it (docs/topology.md). This call may then take about
+    /// `connect_timeout` + `io_timeout`.
     pub fn set_server_specs(&self, specs: Vec<ServerSpec>) -> Result<()> {
         if specs.is_empty() {
             return Err(Error::Config("set_servers: no servers given".into()));
@@ -331,9 +332,9 @@ impl Client {
 
 /// Tries each server `set_servers` adds under a failover that ejects, up to
 /// [`PROBES_AT_ONCE`] at the same time (`set_servers` takes at most about one
-/// `connect_timeout` per that many added servers): one that cannot be reached joins marked
-/// dead and out of the ring (see `Server::probe_added`). The events to report, in the order
-/// of `added`.
+/// `connect_timeout` + `io_timeout` per that many added servers): one that cannot be
+/// reached or does not answer joins marked dead and out of the ring (see
+/// `Server::probe_added`). The events to report, in the order of `added`.
 fn probe_added(added: &[Arc<Server>], eject_after: u32) -> Vec<Option<crate::metrics::Event>> {
     if let [one] = added {
         return vec![one.probe_added(eject_after)];

@@ -808,10 +808,24 @@ impl Clone for Router {
 /// program that sets the behavior first), so under these profiles a weight above 1 would
 /// place keys elsewhere than one of the two clients the name stands for: refused, naming
 /// the settings that say which one is meant.
+/// `pymemcache-rendezvous` and `rust-memcache` stand for clients that take no weights at
+/// all: a weight above 1 there would be dropped unseen, so it is refused too (tester finding
+/// retest31 6).
 fn unweighted_profile_check(d: &Distribution, servers: &[ServerSpec]) -> Result<()> {
     let behavior = match d {
         Distribution::LibmemcachedKetama => "ketama=1",
         Distribution::LibmemcachedKetamaSpy => "distribution=consistent_ketama_spy",
+        Distribution::PymemcacheRendezvous | Distribution::RustMemcache => {
+            return match servers.iter().find(|s| s.weight > 1) {
+                None => Ok(()),
+                Some(s) => Err(Error::Config(format!(
+                    "server {}: weight {} with distribution {d}, whose client takes no \
+                     weights (every server counts once): give every server weight 1, or \
+                     place keys by a weighted profile",
+                    s.addr, s.weight
+                ))),
+            };
+        }
         _ => return Ok(()),
     };
     match servers.iter().find(|s| s.weight > 1) {

@@ -430,6 +430,20 @@ fn unweighted_libmemcached_profiles_refuse_a_weight_above_one() {
         assert!(e.contains("weight 2"), "{e}");
         Router::new(&d, &weighted(&[1, 1, 1])).unwrap();
     }
+    // the clients with no weights at all (tester finding retest31 6: dropped unseen)
+    for d in [
+        Distribution::PymemcacheRendezvous,
+        Distribution::RustMemcache,
+    ] {
+        let e = Router::new(&d, &weighted(&[1, 2, 1]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("weight 2") && e.contains("takes no weights"),
+            "{e}"
+        );
+        Router::new(&d, &weighted(&[1, 1, 1])).unwrap();
+    }
     // the profiles that say what they do with weights keep taking them
     for d in [
         "libmemcached-modula",

@@ -1602,7 +1602,7 @@ mcpool extension: a snapshot of every server's counters and gauges, without I/O:
 C<{ 'host:port' =E<gt> { operations =E<gt> ..., hits, misses, connects, connect_errors,
 timeouts, io_errors, server_errors, protocol_errors, pool_waits, pool_wait_ns, pool_timeouts,
 ejections, returns, handed_over, pool_open, pool_idle, returns_flushed, stale_deleted,
-away_overflows, fail_open_misses, fail_open_not_stored, failovers, ... } }> (the names are the
+away_overflows, fail_open_misses, fail_open_not_stored, failovers, cleanups_refused, ... } }> (the names are the
 core's, docs/metrics.md has each one's meaning; a newer core's appear by themselves). An
 address listed twice (a double share) is one server, its entries' counters and connections
 summed by the core (docs/metrics.md).

@@ -812,7 +812,14 @@ public final class Mcpool implements AutoCloseable {
 
     /** Compare-and-swap with a CAS unique from {@link #gets}; false when it changed or is gone.
      * A {@code casUnique} of 0 is a {@link ClientException} MCPOOL_INVALID_ARGUMENT, nothing
-     * sent (no item has CAS 0; the binary protocol would store unconditionally). */
+     * sent (no item has CAS 0; the binary protocol would store unconditionally). The unique
+     * is memcached's unsigned 64-bit number carried in a {@code long}: one of 2^63 or more
+     * reads as negative ({@link Long#toUnsignedString(long)} shows it) and is sent back as
+     * the same unsigned number, so a negative {@code casUnique} is a valid token, not an
+     * error. A token belongs to the server process that gave it: after a failover, a
+     * {@code setServers} that moved the key or a server restart, read it again with
+     * {@code gets} first (docs/failover.md). A timeout or a lost connection throws, even with
+     * {@code failOpen}: the cas may have been applied (read back before retrying). */
     public boolean cas(String key, Object value, int ttl, long casUnique) {
         return store(tc, Native.OP_CAS, key, value, ttl, casUnique) == Native.OK;
     }
@@ -1602,7 +1609,8 @@ public final class Mcpool implements AutoCloseable {
      * {@code io_errors}, {@code server_errors}, {@code protocol_errors}, {@code pool_waits},
      * {@code pool_wait_ns}, {@code pool_timeouts}, {@code ejections}, {@code returns},
      * {@code handed_over}, {@code returns_flushed}, {@code stale_deleted}, {@code away_overflows},
-     * {@code fail_open_misses}, {@code fail_open_not_stored}, {@code failovers}, and whatever a
+     * {@code fail_open_misses}, {@code fail_open_not_stored}, {@code failovers},
+     * {@code cleanups_refused}, and whatever a
      * newer core adds; docs/metrics.md has each one's meaning) count since the client was built;
      * {@code pool_open} and {@code pool_idle} are gauges. An address listed twice (a double
      * share) is one server, its entries' counters and connections summed by the core
