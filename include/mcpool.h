@@ -553,6 +553,12 @@ enum mcpool_metric
      * server could not be reached and was marked dead (`rehash` / `eject` failover).
      */
     MCPOOL_METRIC_FAILOVERS = 22,
+    /**
+     * Counter: returns whose `on_server_return` clean-up the server refused (memcached
+     * `-F` refuses `flush_all`): it stays dead until its next retry, its keys served
+     * elsewhere (under failover no call shows that error).
+     */
+    MCPOOL_METRIC_CLEANUPS_REFUSED = 23,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -913,10 +919,12 @@ bool mcpool_tls_supported(void);
  * length in bytes, without the NUL.
  *
  * A batch call is one that writes a status per item: `mcpool_client_set_multi`,
- * `_set_multi_ttl`, `_store_multi`, `_delete_multi`, `_touch_multi`, `_arith_multi`,
- * `_get_multi_into` and `_gat_multi_into`. Each replaces the list, whether or not an item
- * failed; other calls leave it. `mcpool_last_error_message` holds only the first failure's
- * message; this one answers for every item, so a binding can raise each key's own error.
+ * `_set_multi_ttl`, `_store_multi`, `_store_multi_kind`, `_delete_multi`, `_touch_multi`,
+ * `_arith_multi`, `_get_multi_into` and `_gat_multi_into`. Each replaces the list, whether
+ * or not an item failed, and a call refused as a whole (a NULL array, too many items: no
+ * status written, nothing sent) empties it; other calls leave it.
+ * `mcpool_last_error_message` holds only the first failure's message; this one answers for
+ * every item, so a binding can raise each key's own error.
  * (`mcpool_client_get_multi`'s result set keeps each key's message itself:
  * `mcpool_multi_get` sets it as the last error.)
  *
@@ -1960,8 +1968,8 @@ mcpool_status mcpool_client_set_servers(const mcpool_client *client,
  * brackets) of `ip_len` bytes, and a port. At most `MCPOOL_RESOLVED_MAX` (64) addresses;
  * connects try them in order.
  *
- * Returns `MCPOOL_INVALID_ARGUMENT` for a NULL `out`/`ip`, or text that is not an IP
- * literal, `MCPOOL_CONFIG` beyond 64 addresses.
+ * Returns `MCPOOL_INVALID_ARGUMENT` for a NULL `out`/`ip`, text that is not an IP literal,
+ * or port 0; `MCPOOL_CONFIG` beyond 64 addresses.
  *
  * # Safety
  * `out` is NULL or the `mcpool_resolved` passed to the running callback; `ip` is NULL or
@@ -2863,7 +2871,8 @@ mcpool_status mcpool_client_meta_info(const mcpool_client *client,
 
 /**
  * Invalidates every item on every server: now (`delay_s` 0) or after `delay_s` seconds.
- * Tries every server; returns the first failure.
+ * Tries every server; returns the first failure. A delay above `MCPOOL_MAX_TTL` is
+ * `MCPOOL_INVALID_ARGUMENT`, nothing sent.
  *
  * # Safety
  * `client` is NULL or live.
@@ -2892,7 +2901,8 @@ mcpool_status mcpool_client_flush_server(const mcpool_client *client,
  * `MCPOOL_OK` and no pairs; one that failed has its status (`mcpool_server_results_status`,
  * which also sets the last error to its message). Returns `MCPOOL_OK`
  * whenever the results were made. `mcpool_client_flush_all` is the same, reduced to the
- * first failure.
+ * first failure. A delay above `MCPOOL_MAX_TTL` is `MCPOOL_INVALID_ARGUMENT` for the whole
+ * call, nothing sent and `*out_results` not written (as `mcpool_client_flush_all`).
  *
  * Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`;
  * the results stay valid after `mcpool_client_free` (they own their memory).
@@ -2957,14 +2967,15 @@ mcpool_status mcpool_client_stats(const mcpool_client *client,
 
 /**
  * Checks a caller's signed time `seconds` for the call `op` (e.g. `"set"`, `"get_lease"`;
- * NULL: none) on `key` (`key_len` bytes; NULL: none) and writes the `uint32_t` the calls
- * take to `*out`. `what` names the time: `"ttl"` (a store's, touch's or counter's expiry:
- * negative is `MCPOOL_EXPIRED_AT_ONCE`, as `mcpool_expiry_from_signed`), or one with no
- * "expired" meaning, which refuses a negative one: `"vivify_ttl"`, `"recache_below"`,
- * `"stale_ttl"`. Above `MCPOOL_MAX_TTL`: `MCPOOL_INVALID_ARGUMENT`, the last error naming
+ * NULL: none) on `key` (`key_len` bytes; NULL with a length of 0: none) and writes the
+ * `uint32_t` the calls take to `*out`. `what` names the time: `"ttl"` (a store's, touch's
+ * or counter's expiry: negative is `MCPOOL_EXPIRED_AT_ONCE`, as
+ * `mcpool_expiry_from_signed`), or one with no "expired" meaning, which refuses a negative
+ * one: `"vivify_ttl"`, `"recache_below"`, `"stale_ttl"`. Above `MCPOOL_MAX_TTL`: `MCPOOL_INVALID_ARGUMENT`, the last error naming
  * the call, the key and the number as given (`set "k": invalid ttl: 4294967296 is above
  * 2147483647, ...`), where a saturated or cast number (`4294967295`) would name another.
- * No I/O. `*out` is written only on `MCPOOL_OK`.
+ * No I/O. `*out` is written only on `MCPOOL_OK`. `MCPOOL_INVALID_ARGUMENT` for a NULL `out`
+ * or `what`, an unknown `what`, or a NULL `key` with a length above 0.
  *
  * # Safety
  * `op` and `what` are NULL or NUL-terminated strings; `key` is NULL or valid for `key_len`

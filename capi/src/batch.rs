@@ -6,7 +6,7 @@ use super::client::mcpool_client;
 use super::commands::MCPOOL_MAX_MULTI_KEYS;
 use super::keys::CKeys;
 use super::kinds::{kind_arg, mcpool_kind, mcpool_store_op, MCPOOL_KIND_RAW};
-use super::landing::{landingpad, Failure};
+use super::landing::{landingpad, Failure, Outcome};
 use super::last_error;
 use super::ptr;
 use super::status::mcpool_status::{
@@ -20,6 +20,17 @@ use mcpool::set_item::{Compress, SetItem};
 use mcpool::sink::{Callbacks, Sink};
 use mcpool::StoreCommand;
 use std::ffi::c_void;
+
+/// [`landingpad`] for a batch call (one that writes a status per item, whose failed items'
+/// messages `mcpool_last_item_error_message` gives): the previous batch call's messages are
+/// dropped first, so that a call refused as a whole (a NULL array, a bad `op`, too many
+/// items: before any I/O, no status written) leaves an empty list, as the header promises
+/// ("each replaces the list"), never the messages of an earlier call (tester finding cteam2
+/// 1: a refused `set_multi` left the previous call's `invalid key "bad key"` on item 1).
+fn batch_landingpad(body: impl FnOnce() -> Outcome) -> mcpool_status {
+    last_error::clear_items();
+    landingpad(body)
+}
 
 /// An array of `n` elements from C; NULL is allowed only when `n` is 0.
 ///
@@ -285,7 +296,7 @@ unsafe fn store_multi(
     n: usize,
     out_statuses: *mut mcpool_status,
 ) -> mcpool_status {
-    landingpad(|| {
+    batch_landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
         out_n(out_statuses, n, "statuses")?;
@@ -470,7 +481,7 @@ pub unsafe extern "C" fn mcpool_client_store_multi(
     // The op's batch name, by its number: checked first, as any number may arrive.
     let (cmd, name) = match super::kinds::store_op_arg("store_multi", op, 0, true) {
         Ok(named) => named,
-        Err(f) => return landingpad(|| Err(f)),
+        Err(f) => return batch_landingpad(|| Err(f)),
     };
     // SAFETY: forwarded from the caller's promise.
     unsafe {
@@ -584,10 +595,10 @@ pub unsafe extern "C" fn mcpool_client_store_multi_kind(
 ) -> mcpool_status {
     let (cmd, name) = match super::kinds::store_op_arg("store_multi_kind", op, 0, true) {
         Ok(named) => named,
-        Err(f) => return landingpad(|| Err(f)),
+        Err(f) => return batch_landingpad(|| Err(f)),
     };
     if kinds.is_null() && n > 0 {
-        return landingpad(|| Err(Failure::invalid(format!("{name}: kinds is NULL"))));
+        return batch_landingpad(|| Err(Failure::invalid(format!("{name}: kinds is NULL"))));
     }
     // SAFETY: forwarded from the caller's promise.
     unsafe {
@@ -628,7 +639,7 @@ pub unsafe extern "C" fn mcpool_client_delete_multi(
     n: usize,
     out_statuses: *mut mcpool_status,
 ) -> mcpool_status {
-    landingpad(|| {
+    batch_landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
         out_n(out_statuses, n, "statuses")?;
@@ -668,7 +679,7 @@ pub unsafe extern "C" fn mcpool_client_touch_multi(
     n: usize,
     out_statuses: *mut mcpool_status,
 ) -> mcpool_status {
-    landingpad(|| {
+    batch_landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
         out_n(out_statuses, n, "statuses")?;
@@ -725,7 +736,7 @@ pub unsafe extern "C" fn mcpool_client_arith_multi(
     out_statuses: *mut mcpool_status,
 ) -> mcpool_status {
     let op = if incr { "incr_multi" } else { "decr_multi" };
-    landingpad(|| {
+    batch_landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
         out_n(out_statuses, n, "statuses")?;
@@ -1089,7 +1100,7 @@ unsafe fn multi_into(
     userdata: *mut c_void,
     out_statuses: *mut mcpool_status,
 ) -> mcpool_status {
-    landingpad(|| {
+    batch_landingpad(|| {
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
         let Some(alloc) = alloc else {
@@ -1158,7 +1169,17 @@ unsafe fn multi_into(
                             fail(
                                 i,
                                 MCPOOL_ALLOC_FAILED,
-                                &|| format!("{op}: the alloc callback returned NULL for key {i}"),
+                                // the key quoted, as every other key's message names it
+                                // (tester finding cteam2 6: "for key 0", an index)
+                                &|| match keys.shown(i) {
+                                    Some(k) => format!(
+                                        "{op} {}: the alloc callback returned NULL",
+                                        mcpool::key::quoted(k)
+                                    ),
+                                    None => format!(
+                                        "{op}: the alloc callback returned NULL for key {i}"
+                                    ),
+                                },
                                 None,
                             );
                         }

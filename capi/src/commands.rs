@@ -1152,7 +1152,8 @@ pub unsafe extern "C" fn mcpool_client_meta_info(
 // ----- whole-server commands -----
 
 /// Invalidates every item on every server: now (`delay_s` 0) or after `delay_s` seconds.
-/// Tries every server; returns the first failure.
+/// Tries every server; returns the first failure. A delay above `MCPOOL_MAX_TTL` is
+/// `MCPOOL_INVALID_ARGUMENT`, nothing sent.
 ///
 /// # Safety
 /// `client` is NULL or live.
@@ -1205,7 +1206,8 @@ pub unsafe extern "C" fn mcpool_client_flush_server(
 /// `MCPOOL_OK` and no pairs; one that failed has its status (`mcpool_server_results_status`,
 /// which also sets the last error to its message). Returns `MCPOOL_OK`
 /// whenever the results were made. `mcpool_client_flush_all` is the same, reduced to the
-/// first failure.
+/// first failure. A delay above `MCPOOL_MAX_TTL` is `MCPOOL_INVALID_ARGUMENT` for the whole
+/// call, nothing sent and `*out_results` not written (as `mcpool_client_flush_all`).
 ///
 /// Ownership: the caller owns `*out_results` and frees it with `mcpool_server_results_free`;
 /// the results stay valid after `mcpool_client_free` (they own their memory).
@@ -1222,6 +1224,12 @@ pub unsafe extern "C" fn mcpool_client_flush_all_each(
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
         ptr::out(out_results, "results")?;
+        // A delay memcached cannot honour is the caller's mistake, refused as a whole before
+        // any server is asked, as `mcpool_client_flush_all` and `_flush_server` refuse it:
+        // not spread over the servers' entries, which a caller that checks only the status
+        // would read as flushed (tester finding cteam2 4).
+        mcpool::ttl::check("delay", delay_s)
+            .map_err(|e| Failure::from_error("flush_all", None, &e))?;
         let r = per_server(
             "flush_all",
             c.client.flush_all_each((delay_s > 0).then_some(delay_s)),

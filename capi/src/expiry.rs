@@ -11,14 +11,15 @@ use std::ffi::{c_char, CStr};
 const WHAT: [&str; 4] = ["ttl", "vivify_ttl", "recache_below", "stale_ttl"];
 
 /// Checks a caller's signed time `seconds` for the call `op` (e.g. `"set"`, `"get_lease"`;
-/// NULL: none) on `key` (`key_len` bytes; NULL: none) and writes the `uint32_t` the calls
-/// take to `*out`. `what` names the time: `"ttl"` (a store's, touch's or counter's expiry:
-/// negative is `MCPOOL_EXPIRED_AT_ONCE`, as `mcpool_expiry_from_signed`), or one with no
-/// "expired" meaning, which refuses a negative one: `"vivify_ttl"`, `"recache_below"`,
-/// `"stale_ttl"`. Above `MCPOOL_MAX_TTL`: `MCPOOL_INVALID_ARGUMENT`, the last error naming
+/// NULL: none) on `key` (`key_len` bytes; NULL with a length of 0: none) and writes the
+/// `uint32_t` the calls take to `*out`. `what` names the time: `"ttl"` (a store's, touch's
+/// or counter's expiry: negative is `MCPOOL_EXPIRED_AT_ONCE`, as
+/// `mcpool_expiry_from_signed`), or one with no "expired" meaning, which refuses a negative
+/// one: `"vivify_ttl"`, `"recache_below"`, `"stale_ttl"`. Above `MCPOOL_MAX_TTL`: `MCPOOL_INVALID_ARGUMENT`, the last error naming
 /// the call, the key and the number as given (`set "k": invalid ttl: 4294967296 is above
 /// 2147483647, ...`), where a saturated or cast number (`4294967295`) would name another.
-/// No I/O. `*out` is written only on `MCPOOL_OK`.
+/// No I/O. `*out` is written only on `MCPOOL_OK`. `MCPOOL_INVALID_ARGUMENT` for a NULL `out`
+/// or `what`, an unknown `what`, or a NULL `key` with a length above 0.
 ///
 /// # Safety
 /// `op` and `what` are NULL or NUL-terminated strings; `key` is NULL or valid for `key_len`
@@ -51,10 +52,13 @@ pub unsafe extern "C" fn mcpool_expiry_checked(
             // SAFETY: `op` is not NULL and the caller promises a NUL-terminated string.
             unsafe { CStr::from_ptr(op) }.to_string_lossy()
         };
-        let key = if key.is_null() {
+        // NULL is "no key" only with a length of 0: NULL with a length is refused, as by
+        // every other function (tester finding cteam2 6)
+        let key = if key.is_null() && key_len == 0 {
             None
         } else {
-            // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
+            // SAFETY: `ptr::key` refuses a NULL `key`; the caller promises `key_len`
+            // readable bytes at a non-NULL one.
             Some(unsafe { ptr::key(&op, key, key_len, mcpool::key::MAX_HASHED_KEY_LEN) }?)
         };
         let t = mcpool::ttl::checked_from_signed(what, seconds)
@@ -118,6 +122,21 @@ mod tests {
             )
         };
         assert_eq!((st, t), (MCPOOL_OK, mcpool::ttl::EXPIRED_AT_ONCE));
+        // SAFETY: as above: a NULL key with a length is refused before anything is read
+        // (tester finding cteam2 6: it was taken as no key).
+        let st = unsafe {
+            mcpool_expiry_checked(
+                c"set".as_ptr(),
+                std::ptr::null(),
+                5,
+                c"ttl".as_ptr(),
+                5,
+                &mut t,
+            )
+        };
+        assert_eq!(st, mcpool_status::MCPOOL_INVALID_ARGUMENT);
+        assert_eq!(last_error::current(), "set: key is NULL");
+        assert_eq!(t, mcpool::ttl::EXPIRED_AT_ONCE, "not written on a failure");
         // SAFETY: as above; an unknown name is refused.
         let st = unsafe {
             mcpool_expiry_checked(

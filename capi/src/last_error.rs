@@ -91,6 +91,17 @@ pub(crate) fn set_items(mut items: Vec<(usize, String, Option<String>)>) {
     });
 }
 
+/// Empties the list of failed items: done when a batch call starts, so that one refused as
+/// a whole before any item was tried leaves no earlier call's messages (no allocation when
+/// already empty).
+pub(crate) fn clear_items() {
+    let _ = ITEM_ERRORS.try_with(|slot| {
+        if !slot.borrow().is_empty() {
+            *slot.borrow_mut() = Vec::new();
+        }
+    });
+}
+
 /// The message of item `index` of this thread's last batch call, as a NUL-terminated UTF-8
 /// string: what made that item fail (e.g. `set_multi "user:7": I/O error talking to
 /// 127.0.0.1:11211: ...`), or `""` when it did not fail, when `index` is past that call's
@@ -98,10 +109,12 @@ pub(crate) fn set_items(mut items: Vec<(usize, String, Option<String>)>) {
 /// length in bytes, without the NUL.
 ///
 /// A batch call is one that writes a status per item: `mcpool_client_set_multi`,
-/// `_set_multi_ttl`, `_store_multi`, `_delete_multi`, `_touch_multi`, `_arith_multi`,
-/// `_get_multi_into` and `_gat_multi_into`. Each replaces the list, whether or not an item
-/// failed; other calls leave it. `mcpool_last_error_message` holds only the first failure's
-/// message; this one answers for every item, so a binding can raise each key's own error.
+/// `_set_multi_ttl`, `_store_multi`, `_store_multi_kind`, `_delete_multi`, `_touch_multi`,
+/// `_arith_multi`, `_get_multi_into` and `_gat_multi_into`. Each replaces the list, whether
+/// or not an item failed, and a call refused as a whole (a NULL array, too many items: no
+/// status written, nothing sent) empties it; other calls leave it.
+/// `mcpool_last_error_message` holds only the first failure's message; this one answers for
+/// every item, so a binding can raise each key's own error.
 /// (`mcpool_client_get_multi`'s result set keeps each key's message itself:
 /// `mcpool_multi_get` sets it as the last error.)
 ///

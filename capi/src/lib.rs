@@ -39,6 +39,8 @@ pub mod values;
 
 #[cfg(test)]
 mod alloc_test;
+#[cfg(test)]
+mod docs_test;
 
 pub use client::mcpool_client;
 pub use config::mcpool_config;

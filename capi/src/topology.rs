@@ -7,6 +7,7 @@ use super::landing::{landingpad, Failure};
 use super::ptr;
 use super::status::mcpool_status::{self, MCPOOL_OK};
 use mcpool::address::ServerSpec;
+use mcpool::Error;
 use std::ffi::{c_char, c_int, c_void};
 use std::net::{IpAddr, SocketAddr};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -132,9 +133,12 @@ pub unsafe extern "C" fn mcpool_client_set_servers(
             })?;
             list.push(spec);
         }
-        c.client
-            .set_server_specs(list)
-            .map_err(|e| Failure::from_error("set_servers", None, &e))?;
+        c.client.set_server_specs(list).map_err(|e| match e {
+            // The core's configuration errors of this call name it already (`set_servers:
+            // no servers given`): not named twice (tester finding cteam2 6).
+            Error::Config(_) => Failure::of(&e),
+            e => Failure::from_error("set_servers", None, &e),
+        })?;
         Ok(MCPOOL_OK)
     })
 }
@@ -165,8 +169,8 @@ pub struct mcpool_resolved {
 /// brackets) of `ip_len` bytes, and a port. At most `MCPOOL_RESOLVED_MAX` (64) addresses;
 /// connects try them in order.
 ///
-/// Returns `MCPOOL_INVALID_ARGUMENT` for a NULL `out`/`ip`, or text that is not an IP
-/// literal, `MCPOOL_CONFIG` beyond 64 addresses.
+/// Returns `MCPOOL_INVALID_ARGUMENT` for a NULL `out`/`ip`, text that is not an IP literal,
+/// or port 0; `MCPOOL_CONFIG` beyond 64 addresses.
 ///
 /// # Safety
 /// `out` is NULL or the `mcpool_resolved` passed to the running callback; `ip` is NULL or
@@ -186,6 +190,14 @@ pub unsafe extern "C" fn mcpool_resolved_add(
         let ip: IpAddr = text
             .parse()
             .map_err(|_| Failure::invalid(format!("{text:?} is not an IP address")))?;
+        if port == 0 {
+            // refused as in a server list (`mcpool_client_set_servers`): a connect there
+            // fails, and its error would name the configured port, not 0 (tester finding
+            // cteam2 3)
+            return Err(Failure::invalid(format!(
+                "port 0 for {text}: no server listens there; a port is a number 1-65535"
+            )));
+        }
         if out.addrs.len() >= MCPOOL_RESOLVED_MAX {
             return Err(Failure::new(
                 mcpool_status::MCPOOL_CONFIG,

@@ -1349,6 +1349,96 @@ static void test_empty_batches(mcpool_client *c) {
            MCPOOL_INVALID_ARGUMENT);
 }
 
+/* Leaves item 1 of the per-item list with set_multi's `invalid key "ie bad"` (a text
+ * client refuses a key with a space per item). */
+static void seed_item_error(mcpool_client *c) {
+    const uint8_t *keys[2] = {(const uint8_t *)"ie-ok", (const uint8_t *)"ie bad"};
+    size_t klens[2] = {5, 6};
+    const uint8_t *values[2] = {(const uint8_t *)"v", (const uint8_t *)"v"};
+    size_t vlens[2] = {1, 1};
+    mcpool_status st[2];
+    EXPECT(mcpool_client_set_multi(c, keys, klens, values, vlens, NULL, 2, 0, st), MCPOOL_OK);
+    EXPECT(st[1], MCPOOL_INVALID_KEY);
+    CHECK(strstr(mcpool_last_item_error_message(1, NULL), "ie bad") != NULL);
+}
+
+/* A batch call refused as a whole before any I/O (a NULL array with items, a bad op or
+ * kinds, a NULL callback, too many items, a NULL client) replaces the per-item list too:
+ * it is left empty, never holding the previous call's messages (tester finding cteam2 1:
+ * a refused set_multi left item 1's `invalid key "ie bad"` of the call before), while the
+ * last error says why the call was refused. Every batch call that writes statuses. */
+static void test_refused_batch_empties_item_errors(mcpool_client *c) {
+    const uint8_t *keys[2] = {(const uint8_t *)"rb-a", (const uint8_t *)"rb-b"};
+    size_t klens[2] = {4, 4};
+    const uint8_t *values[2] = {(const uint8_t *)"v", (const uint8_t *)"v"};
+    size_t vlens[2] = {1, 1};
+    const uint8_t *null_key[2] = {(const uint8_t *)"rb-a", NULL};
+    mcpool_kind kinds[2] = {MCPOOL_KIND_BYTES, MCPOOL_KIND_BYTES};
+    mcpool_kind bad_kinds[2] = {MCPOOL_KIND_BYTES, (mcpool_kind)4242};
+    mcpool_status st[2] = {(mcpool_status)77, (mcpool_status)77};
+    struct sink s = {0};
+    size_t len = 99;
+#define REFUSED(call, want)                                                                \
+    do {                                                                                   \
+        seed_item_error(c);                                                                \
+        EXPECT(call, want);                                                                \
+        CHECK(mcpool_last_error_length() > 0 &&                                            \
+              !strstr(mcpool_last_error_message(), "ie bad"));                             \
+        len = 99;                                                                          \
+        CHECK(strcmp(mcpool_last_item_error_message(1, &len), "") == 0 && len == 0);       \
+        CHECK(strcmp(mcpool_last_item_error_message(0, NULL), "") == 0);                   \
+    } while (0)
+    REFUSED(mcpool_client_set_multi(c, keys, NULL, values, vlens, NULL, 2, 0, st),
+            MCPOOL_INVALID_ARGUMENT);
+    CHECK(strstr(mcpool_last_error_message(), "key_lens is NULL") != NULL);
+    REFUSED(mcpool_client_set_multi(NULL, keys, klens, values, vlens, NULL, 2, 0, st),
+            MCPOOL_INVALID_ARGUMENT);
+    REFUSED(mcpool_client_set_multi(c, keys, klens, values, vlens, NULL,
+                                    MCPOOL_MAX_MULTI_KEYS + 1, 0, st),
+            MCPOOL_INVALID_ARGUMENT);
+    REFUSED(mcpool_client_set_multi_ttl(c, keys, klens, NULL, vlens, NULL, NULL, 2, NULL, st),
+            MCPOOL_INVALID_ARGUMENT);
+    uint8_t bad_compress[2] = {1, 99};
+    REFUSED(mcpool_client_set_multi_ttl(c, keys, klens, values, vlens, NULL, NULL, 2,
+                                        bad_compress, st),
+            MCPOOL_INVALID_ARGUMENT);
+    REFUSED(mcpool_client_store_multi(c, (mcpool_store_op)4242, keys, klens, values, vlens, NULL,
+                                      NULL, NULL, 2, NULL, st),
+            MCPOOL_INVALID_ARGUMENT);
+    REFUSED(mcpool_client_store_multi(c, MCPOOL_STORE_ADD, null_key, klens, values, vlens, NULL,
+                                      NULL, NULL, 2, NULL, st),
+            MCPOOL_INVALID_ARGUMENT);
+    REFUSED(mcpool_client_store_multi_kind(c, MCPOOL_STORE_SET, keys, klens, NULL, values, vlens,
+                                           NULL, NULL, NULL, 2, NULL, st),
+            MCPOOL_INVALID_ARGUMENT);
+    REFUSED(mcpool_client_store_multi_kind(c, (mcpool_store_op)4242, keys, klens, kinds, values,
+                                           vlens, NULL, NULL, NULL, 2, NULL, st),
+            MCPOOL_INVALID_ARGUMENT);
+    REFUSED(mcpool_client_store_multi_kind(c, MCPOOL_STORE_SET, keys, klens, bad_kinds, values,
+                                           vlens, NULL, NULL, NULL, 2, NULL, st),
+            MCPOOL_INVALID_ARGUMENT);
+    REFUSED(mcpool_client_delete_multi(c, null_key, klens, 2, st), MCPOOL_INVALID_ARGUMENT);
+    REFUSED(mcpool_client_touch_multi(c, keys, klens, NULL, 2, NULL), MCPOOL_INVALID_ARGUMENT);
+    REFUSED(mcpool_client_arith_multi(c, true, keys, klens, NULL, 2, NULL, st),
+            MCPOOL_INVALID_ARGUMENT);
+    REFUSED(mcpool_client_get_multi_into(c, keys, klens, 2, false, NULL, &s, st),
+            MCPOOL_INVALID_ARGUMENT);
+    REFUSED(mcpool_client_get_multi_into(c, keys, NULL, 2, false, sink_alloc_multi, &s, st),
+            MCPOOL_INVALID_ARGUMENT);
+    REFUSED(mcpool_client_gat_multi_into(c, 60, null_key, klens, 2, true, sink_alloc_multi, &s,
+                                         st),
+            MCPOOL_INVALID_ARGUMENT);
+#undef REFUSED
+    /* nothing was written, nothing asked of the allocator */
+    CHECK(st[0] == (mcpool_status)77 && st[1] == (mcpool_status)77 && s.calls == 0);
+    /* A call that is no batch call leaves the list (the header's rule). */
+    seed_item_error(c);
+    EXPECT(mcpool_client_set(c, K("rb bad"), K("v"), 0, 0), MCPOOL_INVALID_KEY);
+    CHECK(strstr(mcpool_last_item_error_message(1, NULL), "ie bad") != NULL);
+    EXPECT(mcpool_client_delete_multi(c, keys, klens, 0, NULL), MCPOOL_OK);
+    CHECK(strcmp(mcpool_last_item_error_message(1, NULL), "") == 0);
+}
+
 /* Each failed item of a batch call has its own message (mcpool_last_item_error_message),
  * not only the first failure's in mcpool_last_error_message; items that did not fail, and
  * indexes past the call's items, answer ""; the next batch call replaces the list. A text
@@ -1395,6 +1485,7 @@ static void test_item_errors(mcpool_client *c) {
     EXPECT(st[0], MCPOOL_OK);
     CHECK(strcmp(mcpool_last_item_error_message(0, NULL), "") == 0);
     free(big);
+    test_refused_batch_empties_item_errors(c);
 }
 
 /* Messages name the command the caller ran (what a binding's user called), never the C
@@ -1557,6 +1648,11 @@ static void test_get_into(mcpool_client *c) {
         EXPECT(st[0], MCPOOL_ALLOC_FAILED);
         EXPECT(st[1], MCPOOL_NOT_FOUND);
         EXPECT(st[2], MCPOOL_OK); /* empty: nothing to write */
+        /* the key quoted, as every other key's message (tester finding cteam2 6: it was
+         * "get_multi: the alloc callback returned NULL for key 0") */
+        CHECK(strcmp(mcpool_last_item_error_message(0, NULL),
+                     "get_multi \"into\": the alloc callback returned NULL") == 0);
+        CHECK(strcmp(mcpool_last_error_message(), mcpool_last_item_error_message(0, NULL)) == 0);
         s.refuse = 0;
         EXPECT(mcpool_client_get_multi_into(c, keys, lens, 3, false, NULL, &s, st),
                MCPOOL_INVALID_ARGUMENT);
@@ -1582,6 +1678,14 @@ static void test_get_into(mcpool_client *c) {
         EXPECT(st[0], MCPOOL_OK);
         CHECK(s.calls == 1 && s.len[0] == 10);
         sink_free(&s);
+        s.refuse = 1;
+        EXPECT(mcpool_client_gat_multi_into(c, 1000, keys, lens, 1, true, sink_alloc_multi, &s,
+                                            st),
+               MCPOOL_OK);
+        EXPECT(st[0], MCPOOL_ALLOC_FAILED);
+        CHECK(strcmp(mcpool_last_item_error_message(0, NULL),
+                     "gats_multi \"into\": the alloc callback returned NULL") == 0);
+        s.refuse = 0;
         EXPECT(mcpool_client_gat_multi_into(NULL, 1000, keys, lens, 1, false, sink_alloc_multi,
                                             &s, st),
                MCPOOL_INVALID_ARGUMENT);
@@ -1678,6 +1782,14 @@ static void test_ttl_range(mcpool_client *c) {
         EXPECT(mcpool_expiry_checked(NULL, NULL, 0, "delay", 30, &t), MCPOOL_INVALID_ARGUMENT);
         EXPECT(mcpool_expiry_checked(NULL, NULL, 0, NULL, 30, &t), MCPOOL_INVALID_ARGUMENT);
         EXPECT(mcpool_expiry_checked(NULL, NULL, 0, "ttl", 30, NULL), MCPOOL_INVALID_ARGUMENT);
+        /* a NULL key with a length is refused, as by every function (tester finding cteam2
+         * 6: it was taken as no key), the output untouched */
+        t = 77;
+        EXPECT(mcpool_expiry_checked("set", NULL, 5, "ttl", 5, &t), MCPOOL_INVALID_ARGUMENT);
+        CHECK(t == 77 && strcmp(mcpool_last_error_message(), "set: key is NULL") == 0);
+        EXPECT(mcpool_expiry_checked("set", NULL, 5, "ttl", 4294967296LL, &t),
+               MCPOOL_INVALID_ARGUMENT);
+        CHECK(t == 77 && strcmp(mcpool_last_error_message(), "set: key is NULL") == 0);
     }
 
     EXPECT(mcpool_client_set(c, K("ttl-k"), K("old"), 0, 0), MCPOOL_OK);
@@ -2389,6 +2501,32 @@ static void test_operations(void) {
 static void test_flush(mcpool_client *c) {
     mcpool_item *item = NULL;
     EXPECT(mcpool_client_set(c, K("to-flush"), K("v"), 0, 0), MCPOOL_OK);
+    /* A delay above MCPOOL_MAX_TTL is refused as a whole by each flush, nothing sent and no
+     * results made (tester finding cteam2 4: flush_all_each answered MCPOOL_OK with every
+     * server's entry failed, which a caller checking the status reads as flushed). */
+    {
+        const uint32_t delays[2] = {(uint32_t)MCPOOL_MAX_TTL + 1u, UINT32_MAX};
+        for (int i = 0; i < 2; i++) {
+            mcpool_server_results *r = (mcpool_server_results *)0x1;
+            char want[64];
+            snprintf(want, sizeof want, "flush_all: invalid delay: %u is above 2147483647",
+                     (unsigned)delays[i]);
+            EXPECT(mcpool_client_flush_all_each(c, delays[i], &r), MCPOOL_INVALID_ARGUMENT);
+            CHECK(r == (mcpool_server_results *)0x1);
+            CHECK(strncmp(mcpool_last_error_message(), want, strlen(want)) == 0);
+            EXPECT(mcpool_client_flush_all(c, delays[i]), MCPOOL_INVALID_ARGUMENT);
+            CHECK(strncmp(mcpool_last_error_message(), want, strlen(want)) == 0);
+            EXPECT(mcpool_client_flush_server(c, 0, delays[i]), MCPOOL_INVALID_ARGUMENT);
+        }
+        mcpool_server_results *r = NULL;
+        EXPECT(mcpool_client_flush_all_each(c, MCPOOL_MAX_TTL, &r), MCPOOL_OK);
+        CHECK(r != NULL && mcpool_server_results_len(r) == 1 &&
+              mcpool_server_results_status(r, 0) == MCPOOL_OK);
+        mcpool_server_results_free(r);
+        EXPECT(mcpool_client_get(c, K("to-flush"), &item), MCPOOL_OK); /* a flush in 2038 */
+        mcpool_item_free(item);
+        item = NULL;
+    }
     EXPECT(mcpool_client_flush_all(c, 0), MCPOOL_OK);
     EXPECT(mcpool_client_get(c, K("to-flush"), &item), MCPOOL_NOT_FOUND);
 }
@@ -3360,6 +3498,10 @@ static int resolve_fails(void *userdata, const char *host, size_t host_len, uint
     (void)userdata, (void)host, (void)host_len, (void)port;
     /* Not an IP literal: refused, and the callback reports failure. */
     CHECK(mcpool_resolved_add(out, S("not-an-ip"), 1) == MCPOOL_INVALID_ARGUMENT);
+    /* Port 0, as in a server list (tester finding cteam2 3: it was taken, and the connect's
+     * error named the configured port) */
+    CHECK(mcpool_resolved_add(out, S("127.0.0.1"), 0) == MCPOOL_INVALID_ARGUMENT);
+    CHECK(strstr(mcpool_last_error_message(), "port 0") != NULL);
     return 7;
 }
 
@@ -3392,6 +3534,14 @@ static void test_set_servers(void) {
     EXPECT(mcpool_client_set_servers(c, two, two_lens, zero, 2), MCPOOL_CONFIG);
     CHECK(strstr(mcpool_last_error_message(), "weight") != NULL);
     EXPECT(mcpool_client_set_servers(c, two, two_lens, NULL, 0), MCPOOL_CONFIG);
+    /* the call named once (tester finding cteam2 6: "set_servers: configuration error:
+     * set_servers: no servers given") */
+    {
+        const char *m = mcpool_last_error_message();
+        const char *first = strstr(m, "set_servers");
+        CHECK(strstr(m, "no servers given") != NULL);
+        CHECK(first != NULL && strstr(first + 1, "set_servers") == NULL);
+    }
     EXPECT(mcpool_client_set_servers(c, NULL, two_lens, NULL, 2), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_client_set_servers(NULL, two, two_lens, NULL, 2), MCPOOL_INVALID_ARGUMENT);
     const char *with_null[] = {server, NULL};
