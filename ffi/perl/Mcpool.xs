@@ -1471,6 +1471,33 @@ mcp_batch_refusal(const mcpool_status *st, size_t n, SV *refused, size_t refused
         XSRETURN_EMPTY;                                                                   \
     } while (0)
 
+/* What cas_result answers (an mcpool extension): which answer the cas had, where cas
+ * answers false ("") for both of its "no"s (tester finding cas2 3). 'stored' (MCPOOL_OK),
+ * 'exists' (MCPOOL_EXISTS: changed since gets, re-read and retry), 'not_found'
+ * (MCPOOL_NOT_FOUND: gone). Any other answer by its class (mcpool_status_class), never passed
+ * off as one of those: 'not_stored' for a store that did not happen without a reason named
+ * (MCPOOL_NOT_STORED, which memcached never gives a cas: a proxy or server that answers
+ * NOT_STORED instead; Java's CasResult.NOT_STORED). An error class: nothing (undef in scalar
+ * context), last_error set, as cas. Returns from the XSUB. */
+#define MCP_RETURN_PV(s)                                                                  \
+    STMT_START {                                                                          \
+        ST(0) = sv_2mortal(newSVpvs(s));                                                  \
+        XSRETURN(1);                                                                      \
+    } STMT_END
+
+#define MCP_RETURN_CAS_RESULT(st_)                                                        \
+    STMT_START {                                                                          \
+        mcpool_status s_ = (st_);                                                         \
+        if (s_ == MCPOOL_EXISTS)                                                          \
+            MCP_RETURN_PV("exists");                                                      \
+        switch (mcpool_status_class(s_)) {                                                \
+        case MCPOOL_CLASS_OK: MCP_RETURN_PV("stored");                                    \
+        case MCPOOL_CLASS_MISS: MCP_RETURN_PV("not_found");                               \
+        case MCPOOL_CLASS_NOT_STORED: MCP_RETURN_PV("not_stored");                        \
+        default: XSRETURN_EMPTY;                                                          \
+        }                                                                                 \
+    } STMT_END
+
 /* An unsigned 64-bit argument (a CAS version) by its value (mcp_u64_value); undef, a negative
  * number, a fraction, 2**64 or a non-number croaks rather than send another number (SvUV
  * would make -1 into 2**64-1). */
@@ -2453,8 +2480,10 @@ set(m, key, ...)
         append = 3
         prepend = 4
         cas = 5
+        cas_result = 6
     PREINIT:
-        static const char *const names[] = { "set", "add", "replace", "append", "prepend", "cas" };
+        static const char *const names[] = { "set", "add", "replace", "append", "prepend", "cas",
+                                              "cas_result" };
         STRLEN klen, vlen;
         const uint8_t *k;
         const char *v;
@@ -2464,17 +2493,20 @@ set(m, key, ...)
         mcpool_kind kind;
         mcpool_status st;
         SV *why = NULL;
+        /* cas_result (an mcpool extension): cas itself, its arguments, checks and store, but
+         * answering which of its false answers it was (tester finding cas2 3) */
+        int is_cas = ix >= 5;
     PPCODE:
-        if (ix == 5) {
+        if (is_cas) {
             if (items < 4)
-                croak("Usage: $memd->cas($key, $cas, $value[, $expiration_time])");
+                croak("Usage: $memd->%s($key, $cas, $value[, $expiration_time])", names[ix]);
             arg = 3;
         } else if (items < 3) {
             croak("Usage: $memd->%s($key, $value%s)", names[ix],
                   ix == 3 || ix == 4 ? "" : "[, $expiration_time]");
         }
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, names[ix]);
-        if (ix == 5 && !mcp_cas_token(aTHX_ ST(2), "cas", k, klen, &cas, &why)) {
+        if (is_cas && !mcp_cas_token(aTHX_ ST(2), names[ix], k, klen, &cas, &why)) {
             /* refused before anything is sent, as a delta (tester finding counters 3) */
             mcpool_last_error_restore((const uint8_t *)SvPVX(why), SvCUR(why));
             XSRETURN_EMPTY;
@@ -2493,6 +2525,8 @@ set(m, key, ...)
                                                    k, klen, kind, (const uint8_t *)v, vlen, t, cas));
             break;
         }
+        if (ix == 6)
+            MCP_RETURN_CAS_RESULT(st);
         RETURN_STATUS(st);
 
 void

@@ -717,7 +717,7 @@ sub set_servers {
 # false (cas, touch, set_counter, the _with_version stores and delete, invalidate,
 # set_multi_noreply), nothing
 # for those that return a value (gat, gats, get_lease, incr_or_init, decr_or_init, the
-# _with_version counters), one
+# _with_version counters) and for cas_result (whose answers all name what the server said), one
 # such answer per item for the _multi forms, an empty hash for gat_multi, gats_multi and
 # flush_all. last_error says why. Reads (get, gets, get_multi, gets_multi, meta_info) and the
 # rest go to the core as usual.
@@ -739,7 +739,7 @@ sub _refuse {
     my %false = map { $_ => 1 } qw(set add replace append prepend cas set_counter delete
         remove touch set_with_version delete_with_version invalidate set_multi_noreply);
     my %undef = map { $_ => 1 } qw(incr decr incr_or_init decr_or_init incr_with_version
-        decr_with_version gat gats get_lease);
+        decr_with_version gat gats get_lease cas_result);
     my %multi = (
         (map { $_ => 0 } qw(set_multi add_multi replace_multi append_multi prepend_multi
             cas_multi delete_multi touch_multi)),
@@ -835,7 +835,7 @@ undef, or stores under C<"ARRAY(0x...)">.
 time in 1970), one of 2**31 seconds or more is refused (memcached would expire the
 item at once), and so is a string that is not a number (C<'5m'>, C<'1 hour'>, C<''>,
 C<'0x3c'>: Cache::Memcached::Fast sends 5, 1, 0 and 0, with at most a warning; Mcpool
-returns nothing, C<last_error> naming the time as given; C<flush_all> croaks)
+returns nothing, C<last_error> naming the time as given; C<flush_all> croaks for either)
 (L</BAD INPUT>).
 
 =item * B<Keys with a tab, another control byte or DEL> (C<"k\tx">, C<"k\x01">,
@@ -1213,8 +1213,8 @@ Cache::Memcached's refused commands do: C<set>, C<add>, C<replace>, C<append>, C
 C<delete> (C<remove>) return 0, C<incr> and C<decr> nothing (C<undef>); the commands
 Cache::Memcached has not answer by their kind: C<cas>, C<touch>, C<set_counter>,
 C<set_with_version>, C<delete_with_version> and C<invalidate> 0, C<gat>, C<gats>,
-C<get_lease>, C<incr_or_init>, C<decr_or_init>, C<incr_with_version> and
-C<decr_with_version> nothing, the C<_multi> forms one
+C<get_lease>, C<incr_or_init>, C<decr_or_init>, C<incr_with_version>,
+C<decr_with_version> and C<cas_result> nothing, the C<_multi> forms one
 such answer per item (in scalar context a hash of the defined ones), C<gat_multi>,
 C<gats_multi> and C<flush_all> an empty hash. C<last_error> says why (C<set "k": this client
 is read-only (readonly =E<gt> 1): nothing sent>). C<get>, C<gets>, C<get_multi>,
@@ -1316,9 +1316,9 @@ C<< fail_open => 1 >> (a core option): a timeout or an unreachable server answer
 (C<get> undef, C<get_multi> without the key) or as not done (C<set>, C<delete>, C<touch>
 false; C<incr>/C<decr> false, as for a missing counter) instead of the error's undef, counted
 in C<metrics> as C<fail_open_misses> and C<fail_open_not_stored>. Protocol violations, values
-that do not decode and refused keys stay errors, and so does C<cas> (undef, C<last_error> set):
-a C<cas> whose reply was lost may have been applied, and false would read as "changed since
-C<gets>", so a retry loop applied its update twice.
+that do not decode and refused keys stay errors, and so do C<cas> and C<cas_result> (undef,
+C<last_error> set): a C<cas> whose reply was lost may have been applied, and false would read
+as "changed since C<gets>", so a retry loop applied its update twice.
 
 C<< on_operation => sub { my ($op, $memd) = @_; ... } >>: called once per exchange with a server (a
 multi-key call: once per server; and once for keys refused before any server was asked, a
@@ -1382,6 +1382,64 @@ C<last_error> C<cas "k": the CAS unique must be a decimal integer from 1 to
 18446744073709551615 (as gets returns it), not '709abc'>, the item untouched.
 Cache::Memcached::Fast converts such a token into another one (C<"709abc"> and C<709.5> into
 709, C<-1> into 2**64-1), so a token the caller never had from C<gets> may store.
+
+A CAS unique belongs to the server process that gave it: after a failover, a C<set_servers>
+that moved the key or a server restart, C<gets> the key again before a C<cas>
+(docs/failover.md). A timeout or an unreachable server is an error (C<undef>, C<last_error>
+set), with C<fail_open> too, and the message of a timeout after the request was sent says
+that whether it was applied is unknown: read back before repeating it.
+
+=item cas_result ($key, $cas, $value, [$expiration_time])
+
+mcpool extension (Cache::Memcached::Fast has none): C<cas> that says which "not stored" it
+was. C<cas> answers C<''> both when the item changed since C<gets> and when it is gone (as
+Cache::Memcached::Fast does, and so it stays), so a retry loop cannot tell "read it again and
+retry" from "gone: C<add> it". C<cas_result> takes C<cas>'s arguments, checks them as C<cas>
+does (the same reading of C<$cas>, the same serialization of C<$value>, the same expiration
+times) and sends the same command, and returns:
+
+=over
+
+=item C<'stored'>
+
+stored: the item's CAS unique was still C<$cas>;
+
+=item C<'exists'>
+
+not stored: someone changed the item since C<gets>: read it again and retry;
+
+=item C<'not_found'>
+
+not stored: the item is gone (deleted, expired, evicted, or never there);
+
+=item C<'not_stored'>
+
+not stored for a reason the server did not name (memcached answers every C<cas> with one of
+the three above: this is a server or proxy that answers C<NOT_STORED> to it instead; as
+Java's C<CasResult.NOT_STORED>, so no answer is reported as another);
+
+=item nothing (C<undef> in scalar context)
+
+an error, as for C<cas>: C<last_error> says why. A C<$cas> of 0 (C<cas "k": invalid cas: 0>)
+or a token C<cas> refuses (C<cas_result "k": the CAS unique must be a decimal integer ...>),
+a bad key or time, an unreachable server or a timeout (with C<fail_open> too, as C<cas>: a
+C<cas> whose reply was lost may have been applied). An undef or reference key croaks, as for
+C<cas>.
+
+=back
+
+The Java binding's C<casResult> (C<OK>, C<EXISTS>, C<NOT_FOUND>), the C ABI's C<MCPOOL_OK>,
+C<MCPOOL_EXISTS>, C<MCPOOL_NOT_FOUND> and Python's C<True>, C<False>, C<None> are the same
+answers. With C<readonly =E<gt> 1> it sends nothing and returns nothing (L</readonly, no_rehash>).
+
+    while (1) {
+        my $cv = $memd->gets('k');
+        if (!$cv) { last if $memd->add('k', 1); next }
+        my $r = $memd->cas_result('k', $cv->[0], $cv->[1] + 1) // die $memd->last_error;
+        last if $r eq 'stored';
+        next if $r eq 'exists' || $r eq 'not_found';    # read again (a gone item: add)
+        die "cas_result: $r";
+    }
 
 =item set_multi_noreply ([$key, $value[, $expiration_time]], ...)
 
@@ -1742,7 +1800,9 @@ What each call returns is decided by the core's status classes (C<mcpool_status_
 one map in F<docs/errors.md>): true for OK, false (C<"">) for a miss, not stored or exists,
 nothing (C<undef>) for the error classes (client error, server error, timeout, connection,
 configuration); C<last_error> has the message, until the next call that can fail (see
-L</last_error>).
+L</last_error>). C<cas_result> names the answer instead of true or false (C<'stored'>,
+C<'exists'>, C<'not_found'>; errors as above: L</cas_result ($key, $cas, $value,
+[$expiration_time])>).
 
 =head1 BAD INPUT
 
