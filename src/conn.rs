@@ -1888,15 +1888,16 @@ impl Conn {
             // The request was sent: whether the server applied it is unknown, and the error
             // says so (tester finding connlife 6: docs/failover.md promises it).
             let when = if pending == 0 && self.recv_bytes == self.recv_at_send {
-                "server closed the connection before its reply (the request was sent: \
-                 whether it was applied is unknown)"
+                "server closed the connection before its reply"
             } else {
-                "server closed the connection mid-reply (the request was sent: whether it \
-                 was applied is unknown)"
+                "server closed the connection mid-reply"
             };
             return Err(Error::Io {
                 server: self.server.to_string(),
-                source: io::Error::new(io::ErrorKind::UnexpectedEof, when),
+                source: io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!("{when}{}", crate::error::SENT_UNKNOWN),
+                ),
             });
         }
         self.rend += n;

@@ -398,6 +398,21 @@ impl Error {
     }
 }
 
+/// What an error says of a request that was sent when its reply never came (an
+/// [`Error::IoTimeout`] with `sent`, a connection closed before or during its reply).
+pub(crate) const SENT_UNKNOWN: &str =
+    " (the request was sent: whether it was applied is unknown; read back before repeating \
+     a write that must not apply twice)";
+
+impl Error {
+    /// This error as the cause of a server's marking dead, which the calls it then refuses
+    /// quote ([`Error::ServerDead`]): without what it said of its own request (sent, outcome
+    /// unknown), which is not theirs: they sent nothing (tester finding java2 4).
+    pub(crate) fn as_cause(&self) -> String {
+        self.to_string().replace(SENT_UNKNOWN, "")
+    }
+}
+
 /// What a `set` refused as too large did to its key, as a message's end
 /// ([`Error::ValueTooLarge`]'s `key_deleted`).
 struct KeyDeleted(Option<bool>);
@@ -514,10 +529,7 @@ impl fmt::Display for Error {
                     )?;
                 }
                 if *sent {
-                    f.write_str(
-                        "; the request was sent: whether it was applied is unknown (read \
-                         back before repeating a write that must not apply twice)",
-                    )?;
+                    f.write_str(SENT_UNKNOWN)?;
                 }
                 Ok(())
             }

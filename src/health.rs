@@ -133,7 +133,7 @@ impl Health {
 
     /// Records `e` as the cause of the server being marked dead.
     pub(crate) fn set_cause(&self, e: &crate::Error) {
-        *self.cause.lock().unwrap_or_else(|p| p.into_inner()) = e.to_string();
+        *self.cause.lock().unwrap_or_else(|p| p.into_inner()) = e.as_cause();
     }
 
     /// The error that last marked the server dead ("" before any).

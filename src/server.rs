@@ -558,11 +558,12 @@ impl Server {
     /// whose kernel still accepts connections: tester finding retest31 1) joins marked dead
     /// and out of the ring ([`Health::mark_unreachable`]), as it would be after the calls
     /// that found it down. Not with a `failure_limit` of `u32::MAX` (Cache::Memcached::Fast's
-    /// `max_failures => 0`, "never"): such a server is never marked dead. Joining alive, it would place keys by the table with
-    /// it until the first call to it failed, then by the table without it: under a modulo
-    /// profile a key of a live server written meanwhile moved back to where the list
-    /// before the change had put it, and read its older copy there (tester finding
-    /// topology2 1). Returns the event to report once the new list is in place.
+    /// `max_failures => 0`, "never"): such a server is never marked dead. Joining alive, it
+    /// would place keys by the table with it until the first call to it failed, then by the
+    /// table without it: under a modulo profile a key of a live server written meanwhile
+    /// moved back to where the list before the change had put it, and read its older copy
+    /// there (tester finding topology2 1). Returns the event to report once the new list is
+    /// in place.
     pub(crate) fn probe_added(&self, eject_after: u32) -> Option<Event> {
         if self.settings.failure_limit == u32::MAX {
             return None;
@@ -1183,7 +1184,11 @@ impl Server {
     /// after the panic hook reported it, as the `on_operation` handler's is.
     pub(crate) fn emit(&self, event: Option<Event>) {
         if let (Some(handler), Some(event)) = (&self.settings.events, event) {
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (handler.0)(&event)));
+            // (its time and its own calls are not the triggering call's, in that call's record)
+            crate::client::observe::aside(|| {
+                let _ =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (handler.0)(&event)));
+            });
         }
     }
 }

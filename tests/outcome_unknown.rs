@@ -70,3 +70,31 @@ fn a_timed_out_write_says_it_was_sent_and_cas_never_fails_open() {
         assert!(now == b"1" || now == b"x", "{p:?}: {now:?}");
     }
 }
+
+/// A server marked dead by a timeout after a request was sent: the calls it then refuses
+/// (nothing sent) quote that cause without its "the request was sent" (tester finding
+/// java2 4: a refused call's message said its request may have been applied).
+#[test]
+fn a_refused_call_does_not_say_its_request_was_sent() {
+    let mc = Memcached::start(&[]);
+    let c = Client::builder()
+        .server(&mc.addr())
+        .io_timeout(Duration::from_millis(300))
+        .failure_limit(1)
+        .retry_timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    c.set("k", "v", 0).unwrap();
+    mc.freeze();
+    let first = c.set("k", "w", 0).unwrap_err();
+    assert!(
+        first.to_string().contains("the request was sent"),
+        "{first}"
+    );
+    let refused = c.set("k", "x", 0).unwrap_err();
+    assert!(matches!(refused, Error::ServerDead { .. }), "{refused:?}");
+    let text = refused.to_string();
+    assert!(text.contains("I/O timeout"), "the cause is named: {text}");
+    assert!(!text.contains("the request was sent"), "{text}");
+    mc.thaw();
+}

@@ -173,3 +173,57 @@ fn a_handler_that_calls_the_client_for_every_record_gets_only_the_callers_record
     // The handler's own calls were made: each of the three records set "inner".
     assert_eq!(c.get("inner").unwrap().as_deref(), Some(&b"v"[..]));
 }
+
+/// An `on_event` handler that calls a client runs inside the call that triggered the event:
+/// that call's record keeps its own bytes and leaves out the handler's time (tester finding
+/// java2 1: it said `sent=0 received=0`, and its duration held the handler's).
+#[test]
+fn an_event_handler_that_calls_a_client_leaves_the_triggering_record_whole() {
+    use mcpool::Event;
+    let other = Memcached::start(&[]);
+    let stopped = Memcached::start(&[]);
+    // (traced too: a traced call starts by zeroing the thread's bytes)
+    let helper = Client::builder()
+        .server(&other.addr())
+        .on_operation(|_| {})
+        .build()
+        .unwrap();
+    let records: Arc<Mutex<Vec<(Op, u64, Duration)>>> = Arc::default();
+    let r = records.clone();
+    let c = Client::builder()
+        .server(&stopped.addr())
+        .io_timeout(Duration::from_millis(300))
+        .failure_limit(1)
+        .retry_timeout(Duration::from_secs(30))
+        .on_operation(move |rec| {
+            r.lock()
+                .unwrap()
+                .push((rec.op, rec.bytes_sent, rec.duration));
+        })
+        .on_event(move |e| {
+            if let Event::ServerDown { .. } = e {
+                // a call of its own, on this thread, and time of its own
+                helper.set("from-handler", "x", 0).unwrap();
+                std::thread::sleep(Duration::from_millis(700));
+            }
+        })
+        .build()
+        .unwrap();
+    c.set("k", "v", 0).unwrap();
+    stopped.freeze();
+    let started = Instant::now();
+    assert!(c.get("k").is_err(), "a stopped server times out");
+    assert!(
+        started.elapsed() >= Duration::from_millis(700),
+        "the handler ran inside"
+    );
+    stopped.thaw();
+    let got = records.lock().unwrap().clone();
+    let (op, sent, duration) = *got.last().expect("the get's record");
+    assert_eq!(op, Op::Get, "{got:?}");
+    assert!(sent > 0, "its own bytes: {got:?}");
+    assert!(
+        duration < Duration::from_millis(650),
+        "without the handler's time: {got:?}"
+    );
+}

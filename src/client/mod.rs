@@ -10,7 +10,7 @@ mod batch;
 mod commands;
 mod exchange;
 mod meta_ext;
-mod observe;
+pub(crate) mod observe;
 mod place;
 mod read;
 mod topology;
