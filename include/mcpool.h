@@ -1964,6 +1964,25 @@ mcpool_status mcpool_client_set_servers(const mcpool_client *client,
                                         size_t n);
 
 /**
+ * Says why a resolver callback found no address, for the error of the calls that needed
+ * it: `reason` (`reason_len` bytes of UTF-8, at most 1024) replaces "resolver callback
+ * returned N" / "host name did not resolve" in their message (`resolving HOST: REASON`), so
+ * that a binding's resolver that raised, or answered something that is no address list,
+ * can say which (tester finding retest31 5). Used only when the callback returns non-zero
+ * or adds no address; a later call replaces an earlier one.
+ *
+ * Returns `MCPOOL_INVALID_ARGUMENT` for a NULL `out`, a NULL `reason` with a non-zero
+ * length, or bytes that are not UTF-8; `MCPOOL_VALUE_TOO_LARGE` past 1024 bytes.
+ *
+ * # Safety
+ * `out` is NULL or the `mcpool_resolved` passed to the running callback; `reason` is NULL
+ * or valid for `reason_len` bytes.
+ */
+mcpool_status mcpool_resolved_set_reason(mcpool_resolved *out,
+                                         const char *reason,
+                                         size_t reason_len);
+
+/**
  * Adds one address to a resolver callback's answer: an IP literal (`127.0.0.1`, `::1`, no
  * brackets) of `ip_len` bytes, and a port. At most `MCPOOL_RESOLVED_MAX` (64) addresses;
  * connects try them in order.

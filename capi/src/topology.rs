@@ -163,6 +163,50 @@ pub unsafe extern "C" fn mcpool_config_clear_servers(config: *mut mcpool_config)
 /// during the callback it is passed to.
 pub struct mcpool_resolved {
     addrs: Vec<SocketAddr>,
+    /// Why it did not resolve, as the callback said it (`mcpool_resolved_set_reason`).
+    reason: Option<String>,
+}
+
+/// The longest reason `mcpool_resolved_set_reason` takes.
+const REASON_MAX: usize = 1024;
+
+/// Says why a resolver callback found no address, for the error of the calls that needed
+/// it: `reason` (`reason_len` bytes of UTF-8, at most 1024) replaces "resolver callback
+/// returned N" / "host name did not resolve" in their message (`resolving HOST: REASON`), so
+/// that a binding's resolver that raised, or answered something that is no address list,
+/// can say which (tester finding retest31 5). Used only when the callback returns non-zero
+/// or adds no address; a later call replaces an earlier one.
+///
+/// Returns `MCPOOL_INVALID_ARGUMENT` for a NULL `out`, a NULL `reason` with a non-zero
+/// length, or bytes that are not UTF-8; `MCPOOL_VALUE_TOO_LARGE` past 1024 bytes.
+///
+/// # Safety
+/// `out` is NULL or the `mcpool_resolved` passed to the running callback; `reason` is NULL
+/// or valid for `reason_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_resolved_set_reason(
+    out: *mut mcpool_resolved,
+    reason: *const c_char,
+    reason_len: usize,
+) -> mcpool_status {
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `out` is the live answer.
+        let out = unsafe { ptr::handle_mut(out, "resolved") }?;
+        // SAFETY: the caller promises `reason_len` readable bytes at a non-NULL `reason`.
+        let bytes = unsafe {
+            ptr::bytes(
+                reason.cast(),
+                reason_len,
+                REASON_MAX,
+                "reason",
+                mcpool_status::MCPOOL_VALUE_TOO_LARGE,
+            )
+        }?;
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| Failure::invalid("reason is not UTF-8".to_string()))?;
+        out.reason = Some(text.to_owned());
+        Ok(MCPOOL_OK)
+    })
 }
 
 /// Adds one address to a resolver callback's answer: an IP literal (`127.0.0.1`, `::1`, no
@@ -256,7 +300,10 @@ impl CResolver {
         let mut name = Vec::with_capacity(host.len() + 1);
         name.extend_from_slice(host.as_bytes());
         name.push(0);
-        let mut out = mcpool_resolved { addrs: Vec::new() };
+        let mut out = mcpool_resolved {
+            addrs: Vec::new(),
+            reason: None,
+        };
         let rc = catch_unwind(AssertUnwindSafe(|| {
             // SAFETY: the caller of `mcpool_config_set_resolver` promised a valid function
             // that does not unwind; `name` and `out` live for the whole call.
@@ -271,12 +318,15 @@ impl CResolver {
             }
         }))
         .map_err(|_| std::io::Error::other("resolver callback panicked"))?;
-        if rc != 0 {
-            return Err(std::io::Error::other(format!(
+        match out.reason {
+            Some(reason) if rc != 0 || out.addrs.is_empty() => {
+                Err(std::io::Error::new(std::io::ErrorKind::NotFound, reason))
+            }
+            _ if rc != 0 => Err(std::io::Error::other(format!(
                 "resolver callback returned {rc}"
-            )));
+            ))),
+            _ => Ok(out.addrs),
         }
-        Ok(out.addrs)
     }
 }
 

@@ -3505,6 +3505,22 @@ static int resolve_fails(void *userdata, const char *host, size_t host_len, uint
     return 7;
 }
 
+/* A resolver that says why it found nothing (tester finding retest31 5): the reason, not
+ * "resolver callback returned N", in the error. */
+static int resolve_with_reason(void *userdata, const char *host, size_t host_len,
+                               uint16_t port, mcpool_resolved *out) {
+    (void)host, (void)host_len, (void)port;
+    CHECK(mcpool_resolved_set_reason(NULL, S("x")) == MCPOOL_INVALID_ARGUMENT);
+    CHECK(mcpool_resolved_set_reason(out, NULL, 3) == MCPOOL_INVALID_ARGUMENT);
+    CHECK(mcpool_resolved_set_reason(out, "\xff", 1) == MCPOOL_INVALID_ARGUMENT);
+    static char longer[1025];
+    memset(longer, 'a', sizeof longer);
+    CHECK(mcpool_resolved_set_reason(out, longer, sizeof longer) == MCPOOL_VALUE_TOO_LARGE);
+    CHECK(mcpool_resolved_set_reason(out, S("the catalogue lists no instance")) == MCPOOL_OK);
+    /* returning 0 with no address, or an error: the reason either way */
+    return userdata != NULL ? 3 : 0;
+}
+
 static void test_set_servers(void) {
     mcpool_client *c = new_client(server);
     size_t n = 0;
@@ -3613,6 +3629,17 @@ static void test_resolver(void) {
     CHECK(st != MCPOOL_OK && st != MCPOOL_NOT_FOUND);
     CHECK(strstr(mcpool_last_error_message(), "resolver callback returned 7") != NULL);
     mcpool_client_free(c);
+    for (int fails = 0; fails < 2; fails++) {
+        EXPECT(mcpool_config_set_resolver(cfg, resolve_with_reason, fails ? (void *)cfg : NULL),
+               MCPOOL_OK);
+        EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
+        item = NULL;
+        st = mcpool_client_get(c, K(key), &item);
+        CHECK(st != MCPOOL_OK && st != MCPOOL_NOT_FOUND);
+        CHECK(strstr(mcpool_last_error_message(), "the catalogue lists no instance") != NULL);
+        CHECK(strstr(mcpool_last_error_message(), "returned") == NULL);
+        mcpool_client_free(c);
+    }
 
     /* NULL removes the resolver: the system's resolver does not know the name. */
     EXPECT(mcpool_config_set_resolver(cfg, NULL, NULL), MCPOOL_OK);

@@ -1163,6 +1163,37 @@ static void event_trampoline(void *userdata, const mcpool_event *ev) {
  * each address of the iterable it returns (IP literals as str). It raising, an address that
  * is no IP literal, or no address at all is "did not resolve" (the connect fails with an
  * I/O error; what it raised is reported, never propagated). */
+/* Tells the core why the resolver found nothing (mcpool_resolved_set_reason): the text of
+ * a str object made here (tester finding retest31 5: every failure said "resolver callback
+ * returned 1"). A reason that cannot be made is left out. */
+static void resolver_reason(mcpool_resolved *out, PyObject *reason) {
+    Py_ssize_t n = 0;
+    const char *text = reason != NULL ? PyUnicode_AsUTF8AndSize(reason, &n) : NULL;
+    if (text != NULL)
+        (void)mcpool_resolved_set_reason(out, text, (size_t)(n < 1024 ? n : 1024));
+    Py_XDECREF(reason);
+    if (text == NULL)
+        PyErr_Clear();
+}
+
+/* The reason for what the resolver raised (the exception set, kept set): its class and
+ * text, and where the whole of it went. */
+static void resolver_raised(mcpool_resolved *out) {
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    PyObject *name = t != NULL ? PyObject_GetAttrString(t, "__name__") : NULL;
+    PyObject *reason = name != NULL && v != NULL
+        ? PyUnicode_FromFormat("the resolver raised %S: %S (reported to sys.unraisablehook)",
+                               name, v)
+        : NULL;
+    Py_XDECREF(name);
+    if (reason == NULL)
+        PyErr_Clear();
+    resolver_reason(out, reason);
+    PyErr_Restore(t, v, tb);
+}
+
 static int resolver_trampoline(void *userdata, const char *host, size_t host_len,
                                uint16_t port, mcpool_resolved *out) {
     if (!Py_IsInitialized())
@@ -1175,10 +1206,18 @@ static int resolver_trampoline(void *userdata, const char *host, size_t host_len
     if (fn != NULL) {
         Py_INCREF(fn);
         PyObject *r = PyObject_CallFunction(fn, "s#H", host, (Py_ssize_t)host_len, port);
+        int added = 0;
+        if (r != NULL && (PyUnicode_Check(r) || PyBytes_Check(r))) {
+            /* one address as text is not iterated character by character */
+            resolver_reason(out, PyUnicode_FromFormat(
+                                     "the resolver answered a %s, not a list of IP literals",
+                                     TPNAME(r)));
+            added = -1;
+            Py_CLEAR(r);
+        }
         PyObject *it = r != NULL ? PyObject_GetIter(r) : NULL;
         Py_XDECREF(r);
         PyObject *item;
-        int added = 0;
         while (it != NULL && (item = PyIter_Next(it)) != NULL) {
             Py_ssize_t n = 0;
             const char *ip = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, &n) : NULL;
@@ -1195,10 +1234,14 @@ static int resolver_trampoline(void *userdata, const char *host, size_t host_len
             added++;
         }
         Py_XDECREF(it);
-        if (PyErr_Occurred())
+        if (PyErr_Occurred()) {
+            resolver_raised(out);
             hook_failed(fn);
-        else
-            rc = added > 0 ? 0 : 1;
+        } else if (added > 0) {
+            rc = 0;
+        } else if (added == 0) {
+            resolver_reason(out, PyUnicode_FromString("the resolver answered no address"));
+        }
         Py_DECREF(fn);
     }
     PyGILState_Release(g);
