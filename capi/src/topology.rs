@@ -256,7 +256,8 @@ pub unsafe extern "C" fn mcpool_resolved_add(
 /// A resolver: fills `out` (with `mcpool_resolved_add`) with the addresses of `host` (the
 /// host as written in the server list: `host_len` bytes, NUL-terminated) for `port`, and
 /// returns 0; any other value means "did not resolve" (the connect fails with an I/O error).
-/// An answer with no address also means "did not resolve".
+/// An answer with no address also means "did not resolve"; `mcpool_resolved_set_reason` says
+/// why, for the error.
 ///
 /// Threading: it runs on a helper thread of the library, at most one at a time per server,
 /// possibly at the same time for different servers or clients, so it must be thread-safe.
@@ -265,7 +266,8 @@ pub unsafe extern "C" fn mcpool_resolved_add(
 /// next callers of that server wait for the same running callback, so a stalled callback
 /// holds one thread per server.
 ///
-/// It must not call into mcpool, except `mcpool_resolved_add` on `out`: a call on the client
+/// It must not call into mcpool, except `mcpool_resolved_add` and `mcpool_resolved_set_reason`
+/// on `out`: a call on the client
 /// whose server it resolves needs that server's answer, which is this very callback's, so
 /// that call and the call that is waiting for the answer both fail with
 /// `MCPOOL_CONNECT_TIMEOUT` once the connect timeout has passed.
