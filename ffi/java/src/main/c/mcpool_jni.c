@@ -482,6 +482,13 @@ JNIEXPORT void JNICALL Java_io_mcpool_Native_clientClose(JNIEnv *env, jclass cls
     mcpool_client_close((mcpool_client *)(intptr_t)h);
 }
 
+/* Closes the client's connections (mcpool_client_disconnect_all): idle ones now, those in
+ * use when their call gives them back; the next call to a server opens a new one. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_disconnectAll(JNIEnv *env, jclass cls, jlong h) {
+    (void)cls;
+    answer(env, mcpool_client_disconnect_all(CLIENT(h)));
+}
+
 JNIEXPORT void JNICALL Java_io_mcpool_Native_clientFree(JNIEnv *env, jclass cls, jlong h) {
     (void)env;
     (void)cls;

@@ -252,7 +252,10 @@ public final class Mcpool implements AutoCloseable {
             return this;
         }
 
-        /** Connections per server opened at start and kept (default 1). */
+        /** Connections per server opened when the client is built and kept idle (the core's
+         * {@code min_idle}, default 0: each connection is opened by the first call that needs
+         * it; the {@code whalin} and {@code spymemcached} presets set 1). Not opened again
+         * after {@link Mcpool#disconnectAll()} or a server's return until calls need them. */
         public Builder minIdle(int n) { return option("min_idle", Integer.toString(n)); }
 
         /** Most connections per server (default 16). */
@@ -427,11 +430,9 @@ public final class Mcpool implements AutoCloseable {
                     + " it (e.g. new WhalinTranscoder(false, " + on + ", null)) or leave the option out");
             } // a value that is not a boolean is left to the core, which refuses it naming the option
             if (tcSet) return new Mcpool(c, tc);
-            // no transcoder given: the format's own (spymemcached's types under spymemcached),
-            // with serialization as an explicit option says
-            boolean ser = on != null && on;
-            return new Mcpool(c, f -> "spymemcached".equals(f) ? new SpyTranscoder(ser, null)
-                : new WhalinTranscoder(false, ser, null));
+            // no transcoder given: the format's own (DefaultTranscoder, the one rule the Whalin
+            // layer follows too), with serialization as an explicit option says
+            return new Mcpool(c, new DefaultTranscoder(false, on != null && on, null));
         }
     }
 
@@ -776,23 +777,95 @@ public final class Mcpool implements AutoCloseable {
     // ---------------------------------------------------------------------------------------
     // Public API
 
-    /** Stores unconditionally (ttl seconds, 0 = never expires). True when stored. */
+    /** Stores unconditionally (ttl seconds, 0 = never expires). True when stored.
+     *
+     * @throws ClientException the caller's input refused: a null or invalid key
+     *         (MCPOOL_INVALID_KEY, MCPOOL_INVALID_ARGUMENT), a null value or one the transcoder
+     *         cannot or may not encode (MCPOOL_INVALID_ARGUMENT), nothing sent; a value larger
+     *         than {@link Builder#maxValueSize} or memcached's item size
+     *         (MCPOOL_VALUE_TOO_LARGE); the server's {@code CLIENT_ERROR} reply
+     *         (MCPOOL_CLIENT_ERROR); or the client is closed (MCPOOL_CLOSED)
+     * @throws TimeoutException (a {@link ConnectionException}) a connect, a read or write, the
+     *         wait for a pooled connection or the whole call timed out
+     *         (MCPOOL_CONNECT_TIMEOUT, MCPOOL_IO_TIMEOUT, MCPOOL_POOL_TIMEOUT); with
+     *         {@link Builder#failOpen} false instead
+     * @throws ConnectionException the key's server is marked dead (MCPOOL_SERVER_DEAD), the
+     *         connection failed (MCPOOL_IO) or TLS or SASL refused it (MCPOOL_AUTH); with
+     *         failOpen, but MCPOOL_AUTH, false instead
+     * @throws ServerException the server's {@code SERVER_ERROR} reply, a reply that broke the
+     *         protocol (MCPOOL_PROTOCOL), or a value the value format has no form for
+     *         (MCPOOL_VALUE_FORMAT)
+     */
     public boolean set(String key, Object value, int ttl) {
         return store(tc, Native.OP_SET, key, value, ttl, 0) == Native.OK;
     }
 
     /** {@link #set(String, Object, int)} with a TTL of 0: the item never expires (memcached
-     * may still evict it). */
+     * may still evict it).
+     *
+     * @throws ClientException the caller's input refused: a null or invalid key
+     *         (MCPOOL_INVALID_KEY, MCPOOL_INVALID_ARGUMENT), a null value or one the transcoder
+     *         cannot or may not encode (MCPOOL_INVALID_ARGUMENT), nothing sent; a value larger
+     *         than {@link Builder#maxValueSize} or memcached's item size
+     *         (MCPOOL_VALUE_TOO_LARGE); the server's {@code CLIENT_ERROR} reply
+     *         (MCPOOL_CLIENT_ERROR); or the client is closed (MCPOOL_CLOSED)
+     * @throws TimeoutException (a {@link ConnectionException}) a connect, a read or write, the
+     *         wait for a pooled connection or the whole call timed out
+     *         (MCPOOL_CONNECT_TIMEOUT, MCPOOL_IO_TIMEOUT, MCPOOL_POOL_TIMEOUT); with
+     *         {@link Builder#failOpen} false instead
+     * @throws ConnectionException the key's server is marked dead (MCPOOL_SERVER_DEAD), the
+     *         connection failed (MCPOOL_IO) or TLS or SASL refused it (MCPOOL_AUTH); with
+     *         failOpen, but MCPOOL_AUTH, false instead
+     * @throws ServerException the server's {@code SERVER_ERROR} reply, a reply that broke the
+     *         protocol (MCPOOL_PROTOCOL), or a value the value format has no form for
+     *         (MCPOOL_VALUE_FORMAT)
+     */
     public boolean set(String key, Object value) {
         return set(key, value, 0);
     }
 
-    /** Stores only if the key is absent; false when it exists. */
+    /** Stores only if the key is absent; false when it exists.
+     *
+     * @throws ClientException the caller's input refused: a null or invalid key
+     *         (MCPOOL_INVALID_KEY, MCPOOL_INVALID_ARGUMENT), a null value or one the transcoder
+     *         cannot or may not encode (MCPOOL_INVALID_ARGUMENT), nothing sent; a value larger
+     *         than {@link Builder#maxValueSize} or memcached's item size
+     *         (MCPOOL_VALUE_TOO_LARGE); the server's {@code CLIENT_ERROR} reply
+     *         (MCPOOL_CLIENT_ERROR); or the client is closed (MCPOOL_CLOSED)
+     * @throws TimeoutException (a {@link ConnectionException}) a connect, a read or write, the
+     *         wait for a pooled connection or the whole call timed out
+     *         (MCPOOL_CONNECT_TIMEOUT, MCPOOL_IO_TIMEOUT, MCPOOL_POOL_TIMEOUT); with
+     *         {@link Builder#failOpen} false instead
+     * @throws ConnectionException the key's server is marked dead (MCPOOL_SERVER_DEAD), the
+     *         connection failed (MCPOOL_IO) or TLS or SASL refused it (MCPOOL_AUTH); with
+     *         failOpen, but MCPOOL_AUTH, false instead
+     * @throws ServerException the server's {@code SERVER_ERROR} reply, a reply that broke the
+     *         protocol (MCPOOL_PROTOCOL), or a value the value format has no form for
+     *         (MCPOOL_VALUE_FORMAT)
+     */
     public boolean add(String key, Object value, int ttl) {
         return store(tc, Native.OP_ADD, key, value, ttl, 0) == Native.OK;
     }
 
-    /** Stores only if the key exists; false when it is missing. */
+    /** Stores only if the key exists; false when it is missing.
+     *
+     * @throws ClientException the caller's input refused: a null or invalid key
+     *         (MCPOOL_INVALID_KEY, MCPOOL_INVALID_ARGUMENT), a null value or one the transcoder
+     *         cannot or may not encode (MCPOOL_INVALID_ARGUMENT), nothing sent; a value larger
+     *         than {@link Builder#maxValueSize} or memcached's item size
+     *         (MCPOOL_VALUE_TOO_LARGE); the server's {@code CLIENT_ERROR} reply
+     *         (MCPOOL_CLIENT_ERROR); or the client is closed (MCPOOL_CLOSED)
+     * @throws TimeoutException (a {@link ConnectionException}) a connect, a read or write, the
+     *         wait for a pooled connection or the whole call timed out
+     *         (MCPOOL_CONNECT_TIMEOUT, MCPOOL_IO_TIMEOUT, MCPOOL_POOL_TIMEOUT); with
+     *         {@link Builder#failOpen} false instead
+     * @throws ConnectionException the key's server is marked dead (MCPOOL_SERVER_DEAD), the
+     *         connection failed (MCPOOL_IO) or TLS or SASL refused it (MCPOOL_AUTH); with
+     *         failOpen, but MCPOOL_AUTH, false instead
+     * @throws ServerException the server's {@code SERVER_ERROR} reply, a reply that broke the
+     *         protocol (MCPOOL_PROTOCOL), or a value the value format has no form for
+     *         (MCPOOL_VALUE_FORMAT)
+     */
     public boolean replace(String key, Object value, int ttl) {
         return store(tc, Native.OP_REPLACE, key, value, ttl, 0) == Native.OK;
     }
@@ -819,7 +892,23 @@ public final class Mcpool implements AutoCloseable {
      * error. A token belongs to the server process that gave it: after a failover, a
      * {@code setServers} that moved the key or a server restart, read it again with
      * {@code gets} first (docs/failover.md). A timeout or a lost connection throws, even with
-     * {@code failOpen}: the cas may have been applied (read back before retrying). */
+     * {@code failOpen}: the cas may have been applied (read back before retrying).
+     *
+     * @throws ClientException the caller's input refused: a null or invalid key
+     *         (MCPOOL_INVALID_KEY, MCPOOL_INVALID_ARGUMENT), a null value or one the transcoder
+     *         cannot or may not encode, a {@code casUnique} of 0 (MCPOOL_INVALID_ARGUMENT),
+     *         nothing sent; a value larger than {@link Builder#maxValueSize} or memcached's
+     *         item size (MCPOOL_VALUE_TOO_LARGE); the server's {@code CLIENT_ERROR} reply
+     *         (MCPOOL_CLIENT_ERROR); or the client is closed (MCPOOL_CLOSED)
+     * @throws TimeoutException (a {@link ConnectionException}) a connect, a read or write, the
+     *         wait for a pooled connection or the whole call timed out
+     *         (MCPOOL_CONNECT_TIMEOUT, MCPOOL_IO_TIMEOUT, MCPOOL_POOL_TIMEOUT)
+     * @throws ConnectionException the key's server is marked dead (MCPOOL_SERVER_DEAD), the
+     *         connection failed (MCPOOL_IO) or TLS or SASL refused it (MCPOOL_AUTH)
+     * @throws ServerException the server's {@code SERVER_ERROR} reply, a reply that broke the
+     *         protocol (MCPOOL_PROTOCOL), or a value the value format has no form for
+     *         (MCPOOL_VALUE_FORMAT)
+     */
     public boolean cas(String key, Object value, int ttl, long casUnique) {
         return store(tc, Native.OP_CAS, key, value, ttl, casUnique) == Native.OK;
     }
@@ -828,17 +917,66 @@ public final class Mcpool implements AutoCloseable {
      * {@code CASResponse} does: {@link CasResult#OK} stored, {@link CasResult#EXISTS} someone
      * changed the item since {@link #gets} (read it again and retry), {@link CasResult#NOT_FOUND}
      * it is gone (add it instead). The same one command as {@link #cas}; errors and a
-     * {@code casUnique} of 0 are thrown as there. */
+     * {@code casUnique} of 0 are thrown as there.
+     *
+     * @throws ClientException the caller's input refused: a null or invalid key
+     *         (MCPOOL_INVALID_KEY, MCPOOL_INVALID_ARGUMENT), a null value or one the transcoder
+     *         cannot or may not encode, a {@code casUnique} of 0 (MCPOOL_INVALID_ARGUMENT),
+     *         nothing sent; a value larger than {@link Builder#maxValueSize} or memcached's
+     *         item size (MCPOOL_VALUE_TOO_LARGE); the server's {@code CLIENT_ERROR} reply
+     *         (MCPOOL_CLIENT_ERROR); or the client is closed (MCPOOL_CLOSED)
+     * @throws TimeoutException (a {@link ConnectionException}) a connect, a read or write, the
+     *         wait for a pooled connection or the whole call timed out
+     *         (MCPOOL_CONNECT_TIMEOUT, MCPOOL_IO_TIMEOUT, MCPOOL_POOL_TIMEOUT)
+     * @throws ConnectionException the key's server is marked dead (MCPOOL_SERVER_DEAD), the
+     *         connection failed (MCPOOL_IO) or TLS or SASL refused it (MCPOOL_AUTH)
+     * @throws ServerException the server's {@code SERVER_ERROR} reply, a reply that broke the
+     *         protocol (MCPOOL_PROTOCOL), or a value the value format has no form for
+     *         (MCPOOL_VALUE_FORMAT)
+     */
     public CasResult casResult(String key, Object value, int ttl, long casUnique) {
         return CasResult.of(store(tc, Native.OP_CAS, key, value, ttl, casUnique));
     }
 
-    /** The value, or null on a miss. */
+    /** The value, or null on a miss. It is decoded by the client's transcoder in the value
+     * format of the fleet (see the class comment).
+     *
+     * @throws ClientException a null or invalid key (MCPOOL_INVALID_KEY,
+     *         MCPOOL_INVALID_ARGUMENT), nothing sent, or the client is closed (MCPOOL_CLOSED)
+     * @throws TimeoutException (a {@link ConnectionException}) a connect, a read or write, the
+     *         wait for a pooled connection or the whole call timed out
+     *         (MCPOOL_CONNECT_TIMEOUT, MCPOOL_IO_TIMEOUT, MCPOOL_POOL_TIMEOUT); with
+     *         {@link Builder#failOpen} null instead
+     * @throws ConnectionException the key's server is marked dead (MCPOOL_SERVER_DEAD), the
+     *         connection failed (MCPOOL_IO) or TLS or SASL refused it (MCPOOL_AUTH); with
+     *         failOpen, but MCPOOL_AUTH, null instead
+     * @throws ServerException the server's {@code SERVER_ERROR} reply, a reply that broke the
+     *         protocol (MCPOOL_PROTOCOL), or a value that was read but cannot be delivered
+     *         (the key exists): flags that mean nothing in the value format or a serialized
+     *         object while serialization is off (MCPOOL_VALUE_FORMAT), a compressed value that
+     *         does not inflate (MCPOOL_DECOMPRESS), naming the key
+     */
     public Object get(String key) {
         return get(tc, key);
     }
 
-    /** The value with its CAS unique, or null on a miss. */
+    /** The value with its CAS unique, or null on a miss.
+     *
+     * @throws ClientException a null or invalid key (MCPOOL_INVALID_KEY,
+     *         MCPOOL_INVALID_ARGUMENT), nothing sent, or the client is closed (MCPOOL_CLOSED)
+     * @throws TimeoutException (a {@link ConnectionException}) a connect, a read or write, the
+     *         wait for a pooled connection or the whole call timed out
+     *         (MCPOOL_CONNECT_TIMEOUT, MCPOOL_IO_TIMEOUT, MCPOOL_POOL_TIMEOUT); with
+     *         {@link Builder#failOpen} null instead
+     * @throws ConnectionException the key's server is marked dead (MCPOOL_SERVER_DEAD), the
+     *         connection failed (MCPOOL_IO) or TLS or SASL refused it (MCPOOL_AUTH); with
+     *         failOpen, but MCPOOL_AUTH, null instead
+     * @throws ServerException the server's {@code SERVER_ERROR} reply, a reply that broke the
+     *         protocol (MCPOOL_PROTOCOL), or a value that was read but cannot be delivered
+     *         (the key exists): flags that mean nothing in the value format or a serialized
+     *         object while serialization is off (MCPOOL_VALUE_FORMAT), a compressed value that
+     *         does not inflate (MCPOOL_DECOMPRESS), naming the key
+     */
     public MemcachedItem gets(String key) {
         return gets(tc, key);
     }
@@ -853,7 +991,20 @@ public final class Mcpool implements AutoCloseable {
      * were read but cannot be delivered (see the class comment) it is the subclass
      * {@link UnreadableValuesException}. The caller's own mistake (a key too long: a
      * {@link ClientException}) and a call that fails as a whole (a closed client) throw that
-     * error, as before. */
+     * error, as before.
+     *
+     * @throws PartialResultException some keys failed, after every key was tried: its
+     *         {@link PartialResultException#hits() hits()} the values read,
+     *         {@link PartialResultException#errors() errors()} each failed key's
+     *         {@link ConnectionException}, {@link TimeoutException} or {@link ServerException}
+     *         (with {@link Builder#failOpen} a timeout or an unreachable server's keys are
+     *         misses instead)
+     * @throws UnreadableValuesException (a PartialResultException) the only failures are values
+     *         that were read but cannot be delivered (MCPOOL_VALUE_FORMAT, MCPOOL_DECOMPRESS)
+     * @throws ClientException the caller's own mistake, nothing sent: a null collection or
+     *         key, an invalid or too long key (MCPOOL_INVALID_KEY, MCPOOL_INVALID_ARGUMENT);
+     *         or a call that fails as a whole: the client is closed (MCPOOL_CLOSED)
+     */
     public Map<String, Object> getMulti(Collection<String> keys) {
         notNull(keys, "key collection");
         String[] ks = keys.toArray(new String[0]);
@@ -869,7 +1020,20 @@ public final class Mcpool implements AutoCloseable {
         return out;
     }
 
-    /** {@link #getMulti(Collection)} of these keys. */
+    /** {@link #getMulti(Collection)} of these keys.
+     *
+     * @throws PartialResultException some keys failed, after every key was tried: its
+     *         {@link PartialResultException#hits() hits()} the values read,
+     *         {@link PartialResultException#errors() errors()} each failed key's
+     *         {@link ConnectionException}, {@link TimeoutException} or {@link ServerException}
+     *         (with {@link Builder#failOpen} a timeout or an unreachable server's keys are
+     *         misses instead)
+     * @throws UnreadableValuesException (a PartialResultException) the only failures are values
+     *         that were read but cannot be delivered (MCPOOL_VALUE_FORMAT, MCPOOL_DECOMPRESS)
+     * @throws ClientException the caller's own mistake, nothing sent: a null collection or
+     *         key, an invalid or too long key (MCPOOL_INVALID_KEY, MCPOOL_INVALID_ARGUMENT);
+     *         or a call that fails as a whole: the client is closed (MCPOOL_CLOSED)
+     */
     public Map<String, Object> getMulti(String... keys) {
         notNull(keys, "key array");
         return getMulti(Arrays.asList(keys));
@@ -1057,7 +1221,30 @@ public final class Mcpool implements AutoCloseable {
             if (errors == null) errors = new LinkedHashMap<>();
             errors.putIfAbsent(keys[i], e != null ? e : itemFailed(op, keys[i], st[i]));
         }
-        if (errors != null) throw new PartialBatchException(op, answers, errors);
+        if (errors != null) throw batchFailure(op, answers, errors);
+    }
+
+    /** The exception of a write batch some of whose items failed, once every item was tried:
+     * the one place (every *Multi write, casMultiResults, incrMulti/decrMulti) where a batch's
+     * results become an exception. A {@link PartialBatchException} carrying the answers and
+     * each failed key's exception, except for a batch the client refused as a whole because
+     * it was closed ({@link #close()} while the batch waited for a pooled connection, or
+     * before it asked for one): nothing answered and every item's error MCPOOL_CLOSED. That
+     * is the {@link ClientException} MCPOOL_CLOSED itself, as get, set and getMulti throw it
+     * (tester finding java2 3: a "0 answered" PartialBatchException, which is no
+     * ClientException). */
+    static McpoolException batchFailure(String op, Map<String, ?> answers, Map<String, McpoolException> errors) {
+        if (answers.isEmpty()) {
+            boolean closed = true;
+            for (McpoolException e : errors.values()) {
+                if (!(e instanceof ClientException) || e.status() != Native.CLOSED) {
+                    closed = false;
+                    break;
+                }
+            }
+            if (closed) return PartialResultException.first(errors);
+        }
+        return new PartialBatchException(op, answers, errors);
     }
 
     /** A failed item's exception when the core gave no message for it: the class of its
@@ -1100,6 +1287,18 @@ public final class Mcpool implements AutoCloseable {
      * (addMulti ... touchMulti, casMultiResults). {@code ttlOf} runs for every key
      * before anything is sent: an exception it throws (a NullPointerException of its own
      * unboxing included) reaches the caller as itself, and nothing is stored.
+     *
+     * @throws PartialBatchException some items failed, after every item was tried: its
+     *         {@link PartialBatchException#answers() answers()} every answered key's answer,
+     *         {@link PartialBatchException#errors() errors()} each failed key's exception
+     *         (a {@link ConnectionException} or {@link TimeoutException} of its server, a
+     *         {@link ServerException}, a {@link ClientException} for a key or value the core
+     *         refused: too long, too large); with {@link Builder#failOpen} a timeout's or an
+     *         unreachable server's keys answer false instead
+     * @throws ClientException refused as a whole, nothing sent: a null map, key or value, a
+     *         key with no UTF-8 form, a value the transcoder cannot or may not encode
+     *         (MCPOOL_INVALID_KEY, MCPOOL_INVALID_ARGUMENT); or the client is closed
+     *         (MCPOOL_CLOSED: before the batch or while it waited for a pooled connection)
      */
     public Map<String, Boolean> setMulti(Map<String, ?> values, java.util.function.ToIntFunction<String> ttlOf) {
         notNull(values, "value map");
@@ -1277,7 +1476,20 @@ public final class Mcpool implements AutoCloseable {
         return out;
     }
 
-    /** {@link #setMulti(Map, java.util.function.ToIntFunction)} with one TTL for all. */
+    /** {@link #setMulti(Map, java.util.function.ToIntFunction)} with one TTL for all.
+     *
+     * @throws PartialBatchException some items failed, after every item was tried: its
+     *         {@link PartialBatchException#answers() answers()} every answered key's answer,
+     *         {@link PartialBatchException#errors() errors()} each failed key's exception
+     *         (a {@link ConnectionException} or {@link TimeoutException} of its server, a
+     *         {@link ServerException}, a {@link ClientException} for a key or value the core
+     *         refused: too long, too large); with {@link Builder#failOpen} a timeout's or an
+     *         unreachable server's keys answer false instead
+     * @throws ClientException refused as a whole, nothing sent: a null map, key or value, a
+     *         key with no UTF-8 form, a value the transcoder cannot or may not encode
+     *         (MCPOOL_INVALID_KEY, MCPOOL_INVALID_ARGUMENT); or the client is closed
+     *         (MCPOOL_CLOSED: before the batch or while it waited for a pooled connection)
+     */
     public Map<String, Boolean> setMulti(Map<String, ?> values, int ttl) {
         return setMulti(values, k -> ttl);
     }
@@ -1389,11 +1601,24 @@ public final class Mcpool implements AutoCloseable {
                 errors.putIfAbsent(ka[i], e);
             }
         }
-        if (errors != null) throw new PartialBatchException(op, out, errors);
+        if (errors != null) throw batchFailure(op, out, errors);
         return out;
     }
 
-    /** False when the key did not exist. */
+    /** Deletes the key: true when it existed, false when it did not.
+     *
+     * @throws ClientException a null or invalid key (MCPOOL_INVALID_KEY,
+     *         MCPOOL_INVALID_ARGUMENT), nothing sent, or the client is closed (MCPOOL_CLOSED)
+     * @throws TimeoutException (a {@link ConnectionException}) a connect, a read or write, the
+     *         wait for a pooled connection or the whole call timed out
+     *         (MCPOOL_CONNECT_TIMEOUT, MCPOOL_IO_TIMEOUT, MCPOOL_POOL_TIMEOUT); with
+     *         {@link Builder#failOpen} false instead
+     * @throws ConnectionException the key's server is marked dead (MCPOOL_SERVER_DEAD), the
+     *         connection failed (MCPOOL_IO) or TLS or SASL refused it (MCPOOL_AUTH); with
+     *         failOpen, but MCPOOL_AUTH, false instead
+     * @throws ServerException the server's {@code SERVER_ERROR} reply or a reply that broke the
+     *         protocol (MCPOOL_PROTOCOL)
+     */
     public boolean delete(String key) {
         byte[] k = key(key);
         long h = nc.acquire();
@@ -1422,13 +1647,46 @@ public final class Mcpool implements AutoCloseable {
      * nothing sent; a new value above {@code Long.MAX_VALUE} is a {@link ClientException}
      * MCPOOL_OUT_OF_RANGE whose message has the exact value (the server holds it). A value
      * that is not a decimal number is the server's CLIENT_ERROR ({@link ClientException}).
+     *
+     * @throws ClientException a negative delta or a null or invalid key
+     *         (MCPOOL_INVALID_ARGUMENT, MCPOOL_INVALID_KEY), nothing sent; a stored value
+     *         that is not a decimal number (the server's {@code CLIENT_ERROR}:
+     *         MCPOOL_CLIENT_ERROR); a new value above
+     *         {@code Long.MAX_VALUE} (MCPOOL_OUT_OF_RANGE, the exact value in the message);
+     *         or the client is closed (MCPOOL_CLOSED)
+     * @throws TimeoutException (a {@link ConnectionException}) a connect, a read or write, the
+     *         wait for a pooled connection or the whole call timed out
+     *         (MCPOOL_CONNECT_TIMEOUT, MCPOOL_IO_TIMEOUT, MCPOOL_POOL_TIMEOUT); with
+     *         {@link Builder#failOpen} an empty OptionalLong instead
+     * @throws ConnectionException the key's server is marked dead (MCPOOL_SERVER_DEAD), the
+     *         connection failed (MCPOOL_IO) or TLS or SASL refused it (MCPOOL_AUTH); with
+     *         failOpen, but MCPOOL_AUTH, an empty OptionalLong instead
+     * @throws ServerException the server's {@code SERVER_ERROR} reply or a reply that broke the
+     *         protocol (MCPOOL_PROTOCOL)
      */
     public OptionalLong incr(String key, long delta) {
         long[] out = new long[1];
         return arith(Native.OP_INCR, key, delta, 0, 0, out) == Native.OK ? OptionalLong.of(out[0]) : OptionalLong.empty();
     }
 
-    /** As {@link #incr}, subtracting (memcached stops at 0). */
+    /** As {@link #incr}, subtracting (memcached stops at 0).
+     *
+     * @throws ClientException a negative delta or a null or invalid key
+     *         (MCPOOL_INVALID_ARGUMENT, MCPOOL_INVALID_KEY), nothing sent; a stored value
+     *         that is not a decimal number (the server's {@code CLIENT_ERROR}:
+     *         MCPOOL_CLIENT_ERROR); a new value above
+     *         {@code Long.MAX_VALUE} (MCPOOL_OUT_OF_RANGE, the exact value in the message);
+     *         or the client is closed (MCPOOL_CLOSED)
+     * @throws TimeoutException (a {@link ConnectionException}) a connect, a read or write, the
+     *         wait for a pooled connection or the whole call timed out
+     *         (MCPOOL_CONNECT_TIMEOUT, MCPOOL_IO_TIMEOUT, MCPOOL_POOL_TIMEOUT); with
+     *         {@link Builder#failOpen} an empty OptionalLong instead
+     * @throws ConnectionException the key's server is marked dead (MCPOOL_SERVER_DEAD), the
+     *         connection failed (MCPOOL_IO) or TLS or SASL refused it (MCPOOL_AUTH); with
+     *         failOpen, but MCPOOL_AUTH, an empty OptionalLong instead
+     * @throws ServerException the server's {@code SERVER_ERROR} reply or a reply that broke the
+     *         protocol (MCPOOL_PROTOCOL)
+     */
     public OptionalLong decr(String key, long delta) {
         long[] out = new long[1];
         return arith(Native.OP_DECR, key, delta, 0, 0, out) == Native.OK ? OptionalLong.of(out[0]) : OptionalLong.empty();
@@ -1822,6 +2080,29 @@ public final class Mcpool implements AutoCloseable {
             nc.release();
         }
         return new ItemInfo(out[0] != 0, out[1], out[2], out[3], out[4], (int) out[5]);
+    }
+
+    /**
+     * Closes the client's connections and keeps the client usable (the C ABI's
+     * {@code mcpool_client_disconnect_all}, Python's and Perl's {@code disconnect_all},
+     * Cache::Memcached::Fast's): the idle ones now, those in use when their call gives them
+     * back; the next call to a server opens a new one (counted as {@code connects} in
+     * {@link #metrics()}). The servers' health (a server marked dead stays so), their metrics
+     * and the server list are kept, and the {@link Builder#minIdle} connections are not opened
+     * again until calls need them. For dropping connections that may be stale (after a
+     * network change, a failover of the memcached hosts behind a name) without building a new
+     * client. No I/O; may be called from any thread while others use the client. Unlike
+     * {@link #close()} it ends no call and refuses none.
+     *
+     * @throws ClientException MCPOOL_CLOSED once the client is {@linkplain #close() closed}
+     */
+    public void disconnectAll() {
+        long h = nc.acquire();
+        try {
+            Native.disconnectAll(h);
+        } finally {
+            nc.release();
+        }
     }
 
     /** Frees the native client (connections, background threads). Idempotent. */

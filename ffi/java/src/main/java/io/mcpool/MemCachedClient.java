@@ -12,6 +12,8 @@ import java.util.Set;
  * value layout, so code and cached data move over unchanged (the Java types as
  * {@link WhalinTranscoder} says: each type written with Whalin's marker for it and read back
  * as that type, Integer as Integer, Long as Long, StringBuilder as StringBuilder, ...).
+ * Under the pool's {@code spymemcached} format the types are spymemcached's
+ * ({@link SpyTranscoder}, as {@link Mcpool} picks it for that format).
  * Cheap to create; thread-safe; any number may share a pool.
  *
  * <p>Differences from Whalin, on purpose:
@@ -79,8 +81,8 @@ public class MemCachedClient {
     private volatile long compressThreshold = DEFAULT_COMPRESS_THRESHOLD;
     private volatile boolean serializationEnabled = false;
     private volatile ClassLoader classLoader;
-    private volatile Transcoder transcoder; // null: Whalin's layout from the settings above
-    private volatile Transcoder effective = new WhalinTranscoder();
+    private volatile Transcoder transcoder; // null: the pool's format's default, with the settings above
+    private volatile Transcoder effective = new DefaultTranscoder(false, false, null);
     private volatile Mcpool client;
 
     /** A client of the pool called "default". */
@@ -148,8 +150,11 @@ public class MemCachedClient {
      * {@code ObjectInputStream}'s own resolution (null: that resolution alone), as Whalin's. */
     public void setClassLoader(ClassLoader loader) { classLoader = loader; refreshTranscoder(); }
 
-    /** Not in Whalin: another mapping of Java types to kinds; null returns to Whalin's.
-     * The value format is the pool's ({@link SockIOPool#setValueFormat}). */
+    /** Not in Whalin: another mapping of Java types to kinds; null returns to the default,
+     * the one {@link Mcpool.Builder#build()} picks for the pool's value format
+     * ({@link SockIOPool#setValueFormat}): a {@link WhalinTranscoder} with this client's
+     * settings, or under {@code spymemcached} (without primitiveAsString) a
+     * {@link SpyTranscoder}, so each Java type is written as spymemcached writes it. */
     public void setTranscoder(Transcoder tc) { transcoder = tc; refreshTranscoder(); }
 
     /** Whalin's charset of String values (its default, UTF-8, is the only one taken: any of
@@ -177,7 +182,10 @@ public class MemCachedClient {
 
     private void refreshTranscoder() {
         Transcoder t = transcoder;
-        effective = t != null ? t : new WhalinTranscoder(primitiveAsString, serializationEnabled, classLoader);
+        // Without one given, the transcoder Mcpool.Builder picks for the pool's value format
+        // (resolved per call by the pool's client: DefaultTranscoder), so both APIs write a
+        // type alike under one format (tester finding java2 2)
+        effective = t != null ? t : new DefaultTranscoder(primitiveAsString, serializationEnabled, classLoader);
     }
 
     private Mcpool mc() {

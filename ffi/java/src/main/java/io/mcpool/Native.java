@@ -252,6 +252,9 @@ final class Native {
     /** mcpool_client_close: calls waiting for a connection and later ones end with
      * MCPOOL_CLOSED; the handle stays valid until {@link #clientFree}. */
     static native void clientClose(long client);
+    /** mcpool_client_disconnect_all: the client's connections closed (idle ones now, those in
+     * use when their call ends), its servers' health, metrics and list kept. */
+    static native void disconnectAll(long client);
     static native int serverCount(long client);
     /** The client's value format, as the core names it (whichever option or preset set it). */
     static native String valueFormat(long client);

@@ -18,6 +18,11 @@ import java.util.Map;
  * {@link ServerException}, a {@link ClientException} for a refused key or value). A key in
  * neither map was not in the batch. Its {@link #status()} and cause are the first failed
  * key's, in the map's order. As {@link PartialResultException} for multi-gets.
+ *
+ * <p>A batch that failed as a whole because its client was closed (by {@link Mcpool#close()}
+ * before the call, or while it waited for a pooled connection: nothing answered, every item
+ * MCPOOL_CLOSED) is not partial: it throws that {@link ClientException} (MCPOOL_CLOSED), as
+ * {@code get}, {@code set} and {@code getMulti} do.
  */
 public class PartialBatchException extends McpoolException {
     private static final long serialVersionUID = 1L;

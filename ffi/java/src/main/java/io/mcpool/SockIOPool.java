@@ -187,7 +187,11 @@ public class SockIOPool {
     public void setProtocol(String protocol) { this.protocol = protocol; }
     /** Not in Whalin: the value format of the fleet (default {@code whalin}, Whalin's own
      * layout; {@code mcpool} to share values with mcpool's other languages; see
-     * {@link Mcpool.Builder#valueFormat(String)}). Set before {@link #initialize()}. */
+     * {@link Mcpool.Builder#valueFormat(String)}). Set before {@link #initialize()}. A
+     * {@link MemCachedClient} without {@link MemCachedClient#setTranscoder} uses the
+     * transcoder {@link Mcpool.Builder#build()} picks for the format: under
+     * {@code spymemcached} a {@link SpyTranscoder} (an Integer written as spymemcached's
+     * Integer, flags 512, and read back as one), unless its primitiveAsString is on. */
     public void setValueFormat(String name) {
         Mcpool.notNull(name, "valueFormat");
         this.valueFormat = name;

@@ -83,4 +83,123 @@ public class CloseWaitersTest {
             synchronized (held) { for (Socket s : held) s.close(); }
         }
     }
+
+    /**
+     * The batch calls waiting for the one pooled connection when the client closes end with
+     * the {@link ClientException} MCPOOL_CLOSED, as get, set and getMulti do (README: "calls
+     * waiting for a pooled connection end at once with a ClientException (MCPOOL_CLOSED)").
+     * Tester finding java2 3: every write batch threw a PartialBatchException "0 answered",
+     * which is no ClientException, so a worker stopping on {@code catch (ClientException e)}
+     * missed it.
+     */
+    @Test
+    public void closeEndsTheBatchesWaitingForAConnectionWithClientException() throws Exception {
+        List<Socket> held = new ArrayList<>();
+        AtomicInteger accepted = new AtomicInteger();
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {
+                try {
+                    for (int i = 0; i < 16; i++) {
+                        Socket s = silent.accept();
+                        synchronized (held) { held.add(s); }
+                        accepted.incrementAndGet();
+                    }
+                } catch (Exception closed) {
+                    // the listener closed at the end of the test
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            Mcpool mc = Mcpool.builder().servers("127.0.0.1:" + silent.getLocalPort())
+                .maxConnections(1).minIdle(0).ioTimeoutMillis(4000)
+                .option("pool_timeout", "30000").option("failure_limit", "1000").build();
+            Thread holder = new Thread(() -> {
+                try { mc.get("held"); } catch (McpoolException expected) { /* its I/O timeout */ }
+            });
+            holder.start();
+            long until = System.nanoTime() + 10_000_000_000L;
+            while (accepted.get() < 1 && System.nanoTime() < until) Thread.sleep(5);
+            assertEquals(1, accepted.get());
+            java.util.Map<String, Object> two = new java.util.LinkedHashMap<>();
+            two.put("c1", "v1");
+            two.put("c2", "v2");
+            java.util.Map<String, MemcachedItem> items = new java.util.LinkedHashMap<>();
+            items.put("c1", new MemcachedItem("v1", 1));
+            items.put("c2", new MemcachedItem("v2", 2));
+            List<String> keys = java.util.Arrays.asList("c1", "c2");
+            java.util.Map<String, Runnable> calls = new java.util.LinkedHashMap<>();
+            calls.put("setMulti", () -> mc.setMulti(two, 0));
+            calls.put("addMulti", () -> mc.addMulti(two, 0));
+            calls.put("appendMulti", () -> mc.appendMulti(two));
+            calls.put("casMultiResults", () -> mc.casMultiResults(items, 0));
+            calls.put("deleteMulti", () -> mc.deleteMulti(keys));
+            calls.put("touchMulti", () -> mc.touchMulti(keys, 10));
+            calls.put("incrMulti", () -> mc.incrMulti(keys, 1));
+            calls.put("decrMulti", () -> mc.decrMulti(keys, 1));
+            calls.put("getMulti", () -> mc.getMulti(keys));
+            calls.put("set", () -> mc.set("c3", "v3", 0));
+            java.util.Map<String, Throwable> wrong = new java.util.concurrent.ConcurrentHashMap<>();
+            List<Thread> waiters = new ArrayList<>();
+            for (java.util.Map.Entry<String, Runnable> call : calls.entrySet()) {
+                Thread t = new Thread(() -> {
+                    try {
+                        call.getValue().run();
+                        wrong.put(call.getKey(), new AssertionError(call.getKey() + " got an answer"));
+                    } catch (ClientException e) {
+                        if (e.status() != 108 || !"MCPOOL_CLOSED".equals(e.statusName())) wrong.put(call.getKey(), e);
+                    } catch (Throwable e) {
+                        wrong.put(call.getKey(), e);
+                    }
+                });
+                waiters.add(t);
+                t.start();
+            }
+            // Every waiter inside its native call (past the Java side's closed check), then a
+            // moment for each to get in line for the connection: the close must end waits.
+            until = System.nanoTime() + 10_000_000_000L;
+            while (mc.nc.inFlight() < 1 + waiters.size() && System.nanoTime() < until) Thread.sleep(5);
+            assertEquals(1 + waiters.size(), mc.nc.inFlight());
+            Thread.sleep(300);
+            mc.close();
+            for (Thread w : waiters) w.join(20_000);
+            for (Thread w : waiters) assertFalse("a waiter still running", w.isAlive());
+            if (!wrong.isEmpty()) {
+                AssertionError e = new AssertionError("not ClientException MCPOOL_CLOSED: " + wrong);
+                for (Throwable t : wrong.values()) e.addSuppressed(t);
+                throw e;
+            }
+            holder.join(20_000);
+        } finally {
+            synchronized (held) { for (Socket s : held) s.close(); }
+        }
+    }
+
+    /** The decision, in the one place batch results become an exception: nothing answered
+     * and every item MCPOOL_CLOSED is that ClientException; an answered item or another
+     * error keeps the PartialBatchException, whose answers say what happened. */
+    @Test
+    public void aBatchRefusedAsAWholeByTheClosedClientIsNotPartial() {
+        ClientException closed1 = new ClientException(108, "MCPOOL_CLOSED", "the client is closed");
+        ClientException closed2 = new ClientException(108, "MCPOOL_CLOSED", "the client is closed");
+        java.util.Map<String, McpoolException> allClosed = new java.util.LinkedHashMap<>();
+        allClosed.put("a", closed1);
+        allClosed.put("b", closed2);
+        assertSame(closed1, Mcpool.batchFailure("setMulti", new java.util.LinkedHashMap<>(), allClosed));
+
+        java.util.Map<String, Object> oneAnswered = new java.util.LinkedHashMap<>();
+        oneAnswered.put("c", true);
+        McpoolException partial = Mcpool.batchFailure("setMulti", oneAnswered, allClosed);
+        assertTrue(partial instanceof PartialBatchException);
+        assertEquals(oneAnswered, ((PartialBatchException) partial).answers());
+
+        java.util.Map<String, McpoolException> mixed = new java.util.LinkedHashMap<>(allClosed);
+        mixed.put("d", new ConnectionException(200, "MCPOOL_SERVER_DEAD", "server marked dead"));
+        assertTrue(Mcpool.batchFailure("deleteMulti", new java.util.LinkedHashMap<>(), mixed)
+                   instanceof PartialBatchException);
+
+        java.util.Map<String, McpoolException> notClosed = new java.util.LinkedHashMap<>();
+        notClosed.put("a", new ClientException(101, "MCPOOL_INVALID_KEY", "key too long"));
+        assertTrue(Mcpool.batchFailure("setMulti", new java.util.LinkedHashMap<>(), notClosed)
+                   instanceof PartialBatchException);
+    }
 }
