@@ -27,6 +27,20 @@ impl Client {
     /// days it is a unix time, as memcached reads it), at most [`crate::ttl::MAX_TTL`]: a
     /// larger one is [`Error::InvalidArgument`] and nothing is sent, as for every expiry of
     /// every call (see [`crate::ttl`]).
+    ///
+    /// Errors: a bad key or TTL, a value over `max_value_size` ([`Error::ValueTooLarge`]:
+    /// nothing sent, and the key deleted, as memcached's own refusal does), the server's
+    /// refusal ([`Error::Server`], [`Error::TooLargeForServer`]), an unreachable server or a
+    /// timeout (with `fail_open`: [`StoreOutcome::NotStored`]). A timeout after the request
+    /// was sent says so ([`Error::IoTimeout`]'s `sent`): the value may have been stored.
+    ///
+    /// ```no_run
+    /// # fn main() -> mcpool::Result<()> {
+    /// let client = mcpool::Client::new(["127.0.0.1:11211"])?;
+    /// client.set("greeting", "hello", 3600)?; // any bytes: &str, String, Vec<u8>, &[u8]...
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn set(
         &self,
         key: impl AsRef<[u8]>,
@@ -77,7 +91,11 @@ impl Client {
     /// `Exists` if it changed, `NotFound` if it is gone. A `cas` of 0 is
     /// [`Error::InvalidArgument`] and nothing is sent, on every protocol and every cas path
     /// (`store`, `store_value`, `store_multi_items`, `store_with_version`): no item has CAS 0,
-    /// and the binary protocol would read it as "no CAS" and store unconditionally.
+    /// and the binary protocol would read it as "no CAS" and store unconditionally. Never
+    /// failed open: a `cas` whose reply was lost may have been applied, and its error says
+    /// so; read back before retrying. A CAS unique belongs to the server process that gave
+    /// it: after a failover, a `set_servers` that moved the key or a restart, `gets` again
+    /// (docs/failover.md). See [`Client::gets`] for a retry loop.
     pub fn cas(
         &self,
         key: impl AsRef<[u8]>,
@@ -315,7 +333,18 @@ impl Client {
 
     // ----- deletion, arithmetic, touch -----
 
-    /// Deletes `key`: true if it existed.
+    /// Deletes `key`: true if it existed. Errors as [`Client::get`]'s (with `fail_open`,
+    /// false).
+    ///
+    /// ```no_run
+    /// # fn main() -> mcpool::Result<()> {
+    /// let client = mcpool::Client::new(["127.0.0.1:11211"])?;
+    /// if !client.delete("session:42")? {
+    ///     println!("it was not there");
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn delete(&self, key: impl AsRef<[u8]>) -> Result<bool> {
         self.one_key(
             Op::Delete,
@@ -334,6 +363,16 @@ impl Client {
 
     /// Adds `delta` to a decimal value: the new value (wrapping at 2^64, as memcached does),
     /// or `None` if `key` is missing. A non-numeric value is a `Client` error.
+    /// [`Client::incr_or_init`] creates a missing counter.
+    ///
+    /// ```no_run
+    /// # fn main() -> mcpool::Result<()> {
+    /// let client = mcpool::Client::new(["127.0.0.1:11211"])?;
+    /// client.set_counter("hits", 0, 0)?;
+    /// assert_eq!(client.incr("hits", 5)?, Some(5));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn incr(&self, key: impl AsRef<[u8]>, delta: u64) -> Result<Option<u64>> {
         self.arith(true, key.as_ref(), delta, None, true)
     }

@@ -25,6 +25,24 @@ use crate::trace::{Op, OpOutcome};
 
 impl Client {
     /// The value of `key`, or `None` on a miss.
+    ///
+    /// Errors: a key memcached cannot take ([`Error::InvalidKey`], nothing sent); its server
+    /// unreachable or timing out ([`Error::Io`], [`Error::ConnectTimeout`],
+    /// [`Error::IoTimeout`], [`Error::ServerDead`] while it is marked dead; with `fail_open`
+    /// a miss instead); a value the value format cannot decode ([`Error::ValueFormat`],
+    /// [`Error::Decompress`]: [`Client::get_or_stored`] hands out its bytes). Never another
+    /// key's value.
+    ///
+    /// ```no_run
+    /// # fn main() -> mcpool::Result<()> {
+    /// let client = mcpool::Client::new(["127.0.0.1:11211"])?;
+    /// match client.get("user:1")? {
+    ///     Some(value) => println!("{}", String::from_utf8_lossy(&value)),
+    ///     None => println!("a miss"),
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get(&self, key: impl AsRef<[u8]>) -> Result<Option<Vec<u8>>> {
         Ok(self.get_item(key)?.map(|i| i.value.into_vec()))
     }
@@ -50,7 +68,28 @@ impl Client {
         Ok(sink.item.0?.map(|item| (item, sink.form)))
     }
 
-    /// The value of `key` with its flags and CAS unique (for [`Client::cas`]).
+    /// The value of `key` with its flags and CAS unique (for [`Client::cas`]); errors as
+    /// [`Client::get`]'s.
+    ///
+    /// ```no_run
+    /// # fn main() -> mcpool::Result<()> {
+    /// use mcpool::StoreOutcome;
+    /// let client = mcpool::Client::new(["127.0.0.1:11211"])?;
+    /// // An optimistic update, retried a bounded number of times.
+    /// for _ in 0..10 {
+    ///     let Some(item) = client.gets("counter")? else {
+    ///         client.add("counter", "1", 0)?;
+    ///         break;
+    ///     };
+    ///     let n: u64 = String::from_utf8_lossy(&item.value).parse().unwrap_or(0);
+    ///     match client.cas("counter", (n + 1).to_string(), 0, item.cas.unwrap_or(1))? {
+    ///         StoreOutcome::Stored => break,
+    ///         _ => continue, // changed or gone since `gets`: read again
+    ///     }
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn gets(&self, key: impl AsRef<[u8]>) -> Result<Option<Item>> {
         self.read_item(key.as_ref(), true, None)
     }
@@ -70,6 +109,21 @@ impl Client {
     /// Many keys at once: one round trip per server, every server's request written before
     /// any reply is read. One result per key, in the caller's order; a key whose server
     /// failed gets that error, the others are unaffected.
+    ///
+    /// ```no_run
+    /// # fn main() -> mcpool::Result<()> {
+    /// let client = mcpool::Client::new(["127.0.0.1:11211", "127.0.0.1:11212"])?;
+    /// let keys = ["user:1", "user:2"];
+    /// for (key, result) in keys.iter().zip(client.get_multi(&keys)) {
+    ///     match result {
+    ///         Ok(Some(item)) => println!("{key}: {} bytes", item.value.len()),
+    ///         Ok(None) => println!("{key}: a miss"),
+    ///         Err(e) => println!("{key}: {e}"), // its server's error; the others stand
+    ///     }
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn get_multi<K: AsRef<[u8]>>(&self, keys: &[K]) -> Vec<Result<Option<Item>>> {
         let mut items = Items::new(keys.len());
         self.read(keys, false, None, &mut items);
