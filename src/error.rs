@@ -400,9 +400,7 @@ impl Error {
 
 /// What an error says of a request that was sent when its reply never came (an
 /// [`Error::IoTimeout`] with `sent`, a connection closed before or during its reply).
-pub(crate) const SENT_UNKNOWN: &str =
-    " (the request was sent: whether it was applied is unknown; read back before repeating \
-     a write that must not apply twice)";
+pub(crate) const SENT_UNKNOWN: &str = " (the request was sent: whether it was applied is unknown)";
 
 impl Error {
     /// This error as the cause of a server's marking dead, which the calls it then refuses

@@ -18,7 +18,7 @@
 //! a new window, as Cache::Memcached::Fast counts). The consecutive count is still kept, for
 //! the server's state.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -49,6 +49,12 @@ pub struct Health {
     window: u64,
     retry: Duration,
     retry_max: Duration,
+    /// Marked dead before it ever answered ([`Health::mark_unreachable`]): out of the ring
+    /// until a try of its own finds it answering ([`Health::end_probe`]), not merely until
+    /// its retry is due (tester finding retest32 1).
+    unproven: AtomicBool,
+    /// A try of an unproven server is under way (one caller at a time).
+    probing: AtomicBool,
     /// The error of the failure that last marked the server dead, for the "marked dead"
     /// error of the calls it then refuses (a lock taken only when marking and refusing).
     cause: std::sync::Mutex<String>,
@@ -118,6 +124,8 @@ impl Health {
             window: window.map_or(0, |w| u64::try_from(w.as_millis()).unwrap_or(u64::MAX)),
             retry,
             retry_max,
+            unproven: AtomicBool::new(false),
+            probing: AtomicBool::new(false),
             cause: std::sync::Mutex::new(String::new()),
         }
     }
@@ -173,7 +181,53 @@ impl Health {
     /// a row (its marking, then each failed retry). With `after` 1, exactly `!may_try()`.
     #[inline]
     pub(crate) fn is_ejected(&self, after: u32) -> bool {
-        !self.may_try() && (after <= 1 || self.marks.load(Ordering::Relaxed) >= after)
+        self.unproven.load(Ordering::Relaxed)
+            || (!self.may_try() && (after <= 1 || self.marks.load(Ordering::Relaxed) >= after))
+    }
+
+    /// Marked dead before it ever answered, and not yet found answering (see `unproven`).
+    #[inline]
+    pub(crate) fn is_unproven(&self) -> bool {
+        self.unproven.load(Ordering::Relaxed)
+    }
+
+    /// True when this caller is to try the unproven server now: its retry is due and no
+    /// other caller is trying it. [`Health::end_probe`] ends the try.
+    pub(crate) fn begin_probe(&self) -> bool {
+        self.is_unproven()
+            && self.may_try()
+            && self
+                .probing
+                .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+    }
+
+    /// The end of a try [`Health::begin_probe`] began: answered, the server is alive (in
+    /// the ring again); not, it rests again, the back-off doubled as for a failed retry.
+    pub(crate) fn end_probe(&self, answered: bool) {
+        if answered {
+            self.failures.store(0, Ordering::Relaxed);
+            self.marks.store(0, Ordering::Relaxed);
+            self.unproven.store(false, Ordering::Release);
+            self.dead_until.store(0, Ordering::Relaxed);
+        } else {
+            self.epoch.fetch_add(1, Ordering::AcqRel);
+            let marks = self.marks.fetch_add(1, Ordering::Relaxed).saturating_add(1);
+            let wait = self.back_off(marks);
+            let until =
+                now_ms().saturating_add(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX));
+            self.dead_until.store(until, Ordering::Relaxed);
+        }
+        self.probing.store(false, Ordering::Release);
+    }
+
+    /// The rest after the `marks`-th marking in a row: `retry` doubled per marking after
+    /// the first, at most `retry_max`.
+    fn back_off(&self, marks: u32) -> Duration {
+        let doublings = marks.saturating_sub(1).min(16);
+        self.retry
+            .saturating_mul(1 << doublings)
+            .min(self.retry_max)
     }
 
     /// May a request go to this server now? True when alive, or dead but due for a retry.
@@ -230,11 +284,7 @@ impl Health {
         }
         before_marking();
         let marks = self.marks.fetch_add(1, Ordering::Relaxed).saturating_add(1);
-        let doublings = (marks - 1).min(16);
-        let wait = self
-            .retry
-            .saturating_mul(1 << doublings)
-            .min(self.retry_max);
+        let wait = self.back_off(marks);
         // (a wait past u64 milliseconds, `Duration::MAX`, is as long as the clock goes)
         let until = now_ms().saturating_add(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX));
         self.dead_until.store(until, Ordering::Relaxed);
@@ -252,9 +302,14 @@ impl Health {
     /// Marks a server that never served dead at once, as if its failure limit and `after`
     /// markings in a row had been reached (out of the ring under an ejecting failover): a
     /// server `set_servers` adds that cannot be reached (see `Server::probe_added`). It is
-    /// retried after `retry_timeout`, as a server marked dead the first time.
+    /// tried again after `retry_timeout` by a try of its own (`Server::retry_unproven`), and
+    /// stays out of the ring until one finds it answering: a call's retry would put it back
+    /// first, and the keys written by the table with it meanwhile went back, when it failed
+    /// again, to where the list before the change had left older copies (tester finding
+    /// retest32 1).
     pub(crate) fn mark_unreachable(&self, after: u32) -> Marked {
         self.epoch.fetch_add(1, Ordering::AcqRel);
+        self.unproven.store(true, Ordering::Release);
         self.failures.store(self.limit, Ordering::Relaxed);
         self.marks.store(after.max(1), Ordering::Relaxed);
         let wait = self.retry.min(self.retry_max);
@@ -336,6 +391,29 @@ mod tests {
         assert!(!s.alive && s.failures == 2 && s.retry_in.is_some());
         h.record_success(h.epoch());
         assert!(h.may_try() && h.is_healthy());
+    }
+
+    /// A server marked dead before it ever answered stays out of the ring when its retry is
+    /// due, until a try of its own finds it answering; one caller tries at a time (tester
+    /// finding retest32 1: back in the ring unanswered, other callers' writes went by the
+    /// table with it).
+    #[test]
+    fn an_unproven_server_stays_out_until_a_try_finds_it_answering() {
+        let h = Health::new(1, Duration::from_millis(50), Duration::from_secs(1));
+        h.mark_unreachable(1);
+        assert!(h.is_ejected(1) && !h.may_try());
+        h.come_due();
+        assert!(h.may_try(), "due");
+        assert!(h.is_ejected(1), "due, but out of the ring");
+        assert!(h.begin_probe(), "this caller tries it");
+        assert!(!h.begin_probe(), "one try at a time");
+        h.end_probe(false);
+        assert!(h.is_ejected(1) && !h.may_try(), "rests again");
+        h.come_due();
+        assert!(h.begin_probe());
+        h.end_probe(true);
+        assert!(!h.is_ejected(1) && h.may_try() && h.is_healthy(), "back");
+        assert!(!h.is_unproven() && !h.begin_probe());
     }
 
     #[test]

@@ -568,6 +568,58 @@ impl Server {
         if self.settings.failure_limit == u32::MAX {
             return None;
         }
+        let e = self.unanswered()?;
+        if let Some(away) = &self.away {
+            away.marking();
+        }
+        let marked = self.health.mark_unreachable(eject_after);
+        self.health.set_cause(&e);
+        if let Some(away) = &self.away {
+            away.server_down();
+        }
+        Counters::bump(&self.counters.ejections);
+        Some(Event::ServerDown {
+            server: self.label.to_string(),
+            failures: marked.failures,
+            retry_in: marked.retry_in,
+        })
+    }
+
+    /// An unproven server ([`Server::probe_added`]'s, marked dead before it ever answered)
+    /// whose retry is due, tried by this caller when no other is trying it: a connect and a
+    /// `version`, as at its addition. Answering, it is alive and in the ring again (its
+    /// `on_server_return` clean-up runs at its first checkout, as for any return); not, it
+    /// rests again, the back-off doubled. Returns the event to report (`ServerUp`).
+    pub(crate) fn retry_unproven(&self) -> Option<Event> {
+        if !self.health.begin_probe() {
+            return None;
+        }
+        match self.unanswered() {
+            None => {
+                self.health.end_probe(true);
+                Counters::bump(&self.counters.returns);
+                Some(Event::ServerUp {
+                    server: self.label.to_string(),
+                })
+            }
+            Some(e) => {
+                if let Some(away) = &self.away {
+                    away.marking();
+                }
+                self.health.end_probe(false);
+                self.health.set_cause(&e);
+                if let Some(away) = &self.away {
+                    away.server_down();
+                }
+                None
+            }
+        }
+    }
+
+    /// A connect and a `version` round trip on a connection of their own (closed after),
+    /// within `connect_timeout` and `io_timeout`: the server's failure, counted, or `None`
+    /// when it answered (or failed otherwise: a refused SASL password, which its calls say).
+    fn unanswered(&self) -> Option<Error> {
         let timeout = self.opts.connect_timeout;
         let answered = self
             .dialect
@@ -584,30 +636,16 @@ impl Server {
                 self.dialect.alive_check(&mut conn)
             });
         let e = match answered {
-            Ok(_) => return None,
             Err(e) if e.is_server_failure() => e,
-            // (refused for another reason, a SASL password: its calls say so)
-            Err(_) => return None,
+            _ => return None,
         };
+        // (a refused connect counts as a connect error, a timeout as a timeout)
         if matches!(e, Error::Io { .. }) {
             Counters::bump(&self.counters.connect_errors);
         } else {
             self.counters.error(&e);
         }
-        if let Some(away) = &self.away {
-            away.marking();
-        }
-        let marked = self.health.mark_unreachable(eject_after);
-        self.health.set_cause(&e);
-        if let Some(away) = &self.away {
-            away.server_down();
-        }
-        Counters::bump(&self.counters.ejections);
-        Some(Event::ServerDown {
-            server: self.label.to_string(),
-            failures: marked.failures,
-            retry_in: marked.retry_in,
-        })
+        Some(e)
     }
 
     /// `disconnect_all` for this server: the idle connections are closed now, those in use

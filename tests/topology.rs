@@ -861,3 +861,86 @@ fn servers_added_are_tried_together_within_the_connect_timeout() {
     fail_fast.set_servers(list).unwrap();
     assert!(fail_fast.server_states().iter().all(|s| s.alive));
 }
+
+/// A server that joined dead (added by `set_servers` while down) goes back into the ring only
+/// once a try of its own finds it answering, not when its retry comes due (tester finding
+/// retest32 1: back in the ring unanswered, it placed a write by the table with it, and
+/// when it failed again the key went back to where the list before the change had left an
+/// older copy). Once it answers it serves, cleaned first, and says so (`ServerUp`).
+#[test]
+fn a_server_added_while_down_comes_back_only_once_it_answers() {
+    use mcpool::stale::OnServerReturn;
+    use mcpool::{Event, FailoverPolicy};
+    let a = Memcached::start(&[]);
+    let c = Memcached::start(&[]);
+    let port = common::free_port();
+    let later = format!("127.0.0.1:{port}");
+    let before = [a.addr(), c.addr()];
+    let after = [a.addr(), later.clone(), c.addr()];
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let sink = events.clone();
+    let client = Client::builder()
+        .servers(before.clone())
+        .failover(FailoverPolicy::Eject)
+        .on_server_return(OnServerReturn::Flush)
+        .failure_limit(1)
+        .retry_timeout(Duration::from_millis(200))
+        .retry_timeout_max(Duration::from_millis(200))
+        .on_event(move |e| sink.lock().unwrap().push(e.clone()))
+        .build()
+        .unwrap();
+    let three = mcpool::Router::new(
+        &client.config().distribution,
+        &after
+            .iter()
+            .map(|s| mcpool::ServerSpec::parse(s).unwrap())
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let k = (0..10_000)
+        .map(|i| unique(&format!("back{i}-")))
+        .find(|k| client.server_for(k).unwrap() == 1 && three.locate(k.as_bytes()) == 0)
+        .expect("a key the new list moves from C to A");
+    client.set(&k, b"v1", 0).unwrap();
+    client.set_servers(after.clone()).unwrap();
+    assert!(!client.server_states()[1].alive, "joined dead");
+    client.set(&k, b"v2", 0).unwrap();
+    wait_until("its retry due", Duration::from_secs(10), || {
+        client.server_states()[1].alive
+    });
+    // Due, but not answering: the write stays where the table without it puts the key.
+    client.set(&k, b"v3", 0).unwrap();
+    let on_c = Client::new([c.addr()]).unwrap();
+    assert_eq!(on_c.get(&k).unwrap().as_deref(), Some(&b"v3"[..]), "on C");
+    assert_eq!(client.get(&k).unwrap().as_deref(), Some(&b"v3"[..]));
+    assert!(
+        !events
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|e| matches!(e, Event::ServerUp { .. })),
+        "not back"
+    );
+    // It starts: the next try due finds it answering, and it is back.
+    let _started = Memcached::start_on(port, &[]);
+    let mut up = false;
+    wait_until("back once it answers", Duration::from_secs(10), || {
+        let _ = client.get(&k);
+        up = events
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|e| matches!(e, Event::ServerUp { server } if *server == later));
+        up
+    });
+    assert!(client.server_states().iter().all(|s| s.alive));
+    // The key's home is A again, which never held it: a miss, never v1.
+    assert_eq!(client.get(&k).unwrap(), None);
+    // The returned server serves its own keys.
+    let own = (0..10_000)
+        .map(|i| unique(&format!("own{i}-")))
+        .find(|k| client.server_for(k).unwrap() == 1)
+        .unwrap();
+    client.set(&own, b"x", 0).unwrap();
+    assert_eq!(client.get(&own).unwrap().as_deref(), Some(&b"x"[..]));
+}

@@ -1228,8 +1228,9 @@ pub unsafe extern "C" fn mcpool_client_flush_all_each(
         // any server is asked, as `mcpool_client_flush_all` and `_flush_server` refuse it:
         // not spread over the servers' entries, which a caller that checks only the status
         // would read as flushed (tester finding cteam2 4).
+        // (named as the call: retest32 5)
         mcpool::ttl::check("delay", delay_s)
-            .map_err(|e| Failure::from_error("flush_all", None, &e))?;
+            .map_err(|e| Failure::from_error("flush_all_each", None, &e))?;
         let r = per_server(
             "flush_all",
             c.client.flush_all_each((delay_s > 0).then_some(delay_s)),

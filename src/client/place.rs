@@ -98,6 +98,12 @@ impl Client {
             server: t.servers[j].label.to_string(),
             cause: t.servers[j].health.cause(),
         };
+        // A server that joined dead and never answered is tried by a try of its own once
+        // its retry is due (a call's retry would put it back in the ring first).
+        for s in t.servers.iter().filter(|s| s.health.is_unproven()) {
+            let event = s.retry_unproven();
+            s.emit(event);
+        }
         // A dead server not yet ejected stays in the ring, and a key placed on it fails
         // (libmemcached's server in timeout, `eject_after`).
         let after = self.eject_after(t);

@@ -1216,19 +1216,36 @@ static int resolver_trampoline(void *userdata, const char *host, size_t host_len
             Py_CLEAR(r);
         }
         PyObject *it = r != NULL ? PyObject_GetIter(r) : NULL;
+        if (r != NULL && it == NULL && PyErr_ExceptionMatches(PyExc_TypeError)) {
+            /* not iterable: the resolver's answer, not something it raised */
+            PyErr_Clear();
+            resolver_reason(out, PyUnicode_FromFormat(
+                                     "the resolver answered a %s, not a list of IP literals",
+                                     TPNAME(r)));
+            added = -1;
+        }
         Py_XDECREF(r);
         PyObject *item;
         while (it != NULL && (item = PyIter_Next(it)) != NULL) {
             Py_ssize_t n = 0;
             const char *ip = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, &n) : NULL;
+            /* An answer that is no address is the resolver's mistake, said as such: it raised
+             * nothing (tester finding retest32 2: "the resolver raised ValueError", and a
+             * traceback on stderr). */
+            PyObject *bad = NULL;
             if (ip == NULL && !PyErr_Occurred())
-                PyErr_Format(PyExc_TypeError,
-                             "resolver: an address is an IP literal as str, not %.100s",
-                             TPNAME(item));
+                bad = PyUnicode_FromFormat(
+                    "the resolver answered a %s among its addresses, not an IP literal as str",
+                    TPNAME(item));
             else if (ip != NULL && mcpool_resolved_add(out, ip, (size_t)n, port) != MCPOOL_OK)
-                PyErr_Format(PyExc_ValueError, "resolver: %R: %s", item,
-                             mcpool_last_error_message());
+                bad = PyUnicode_FromFormat("the resolver answered %R: %s", item,
+                                           mcpool_last_error_message());
             Py_DECREF(item);
+            if (bad != NULL) {
+                resolver_reason(out, bad);
+                added = -1;
+                break;
+            }
             if (PyErr_Occurred())
                 break;
             added++;
