@@ -729,20 +729,60 @@ mcp_refused_msg(pTHX_ const char *fn, const char *key, STRLEN klen, int refusal,
  * so this is a safeguard. */
 #define MCP_NOT_UTF8 ((size_t)-2)
 
+/* The length of `e` (a die's message, its first line) without the place Perl added to it:
+ * from the first " at FILE line N" (FILE a run without blanks, or "(eval N)") followed by
+ * the end, "." or "," (", <FH> line N", Storable's ", at CALLER line N."), to the end. The
+ * message is kept for last_error, which names no Perl file; the warning gets the caller's
+ * place from warn, once (tester finding perl2 6: Storable's text carried Storable.pm's line,
+ * <GEN1>'s and the caller's, and the warning repeated the caller's). A message without such
+ * a place stays whole. */
+static STRLEN
+mcp_without_perl_place(const char *e, STRLEN len)
+{
+    STRLEN i;
+    for (i = 0; i + 4 <= len; i++) {
+        STRLEN j = i + 4;
+        if (memcmp(e + i, " at ", 4) != 0)
+            continue;
+        if (j < len && e[j] == '(') { /* "(eval 12)", "(re_eval 3)" */
+            while (j < len && e[j] != ')')
+                j++;
+            if (j == len)
+                continue;
+            j++;
+        } else {
+            STRLEN f = j;
+            while (j < len && e[j] != ' ')
+                j++;
+            if (j == f)
+                continue;
+        }
+        if (len - j < 7 || memcmp(e + j, " line ", 6) != 0 || !isDIGIT(e[j + 6]))
+            continue;
+        j += 6;
+        while (j < len && isDIGIT(e[j]))
+            j++;
+        if (j == len || e[j] == '.' || e[j] == ',')
+            return i;
+    }
+    return len;
+}
+
 static SV *
 mcp_trailing_msg(pTHX_ const char *fn, const char *key, STRLEN klen, uint32_t flags,
                  size_t extra)
 {
     SV *msg;
     if (extra == MCP_THAW_DIED) {
-        /* the thaw's error, its first line (the " at FILE line N." of a die stays) */
+        /* the thaw's error, its first line, without the " at FILE line N." Perl added to it
+         * (mcp_without_perl_place) */
         STRLEN elen;
         const char *e = SvPV(ERRSV, elen);
         const char *nl = (const char *)memchr(e, '\n', elen);
         msg = sv_2mortal(newSVpvf("key \"%.*s\" with flags %u (0x%x): the value is flagged "
                                   "Storable (serialized) and does not thaw: %.*s", (int)klen, key,
                                   (unsigned)flags, (unsigned)flags,
-                                  (int)(nl ? (STRLEN)(nl - e) : elen), e));
+                                  (int)mcp_without_perl_place(e, nl ? (STRLEN)(nl - e) : elen), e));
         if (mcpool_last_error_length() == 0)
             mcpool_last_error_restore((const uint8_t *)SvPVX(msg), SvCUR(msg));
         return newSVpvf("Mcpool::%s: %s: %" SVf ": not returned", fn,
@@ -1290,7 +1330,9 @@ mcp_time_not_number(pTHX_ SV *sv, const char *op, const char *what, const uint8_
  * (mcpool_expiry_checked; `what`: "ttl", or a lease's "vivify_ttl" / "recache_below" /
  * "stale_ttl", which refuse a negative one): a refused one is named as the caller wrote it
  * (2**32, not the 4294967295 the C ABI's uint32_t saturates it to), and the call returns nothing
- * (undef) with last_error saying why, as a call the core refuses does. */
+ * with last_error saying why, as a call the core refuses does: an empty list in list context
+ * (undef in scalar context), as a bad key, a bad CAS or a down server answer (and
+ * Cache::Memcached::Fast); it was (undef) in list context (tester finding perl2 4). */
 #define MCP_TIME_OR(t, sv, what, op, k, klen, refused)                                    \
     STMT_START {                                                                          \
         if (mcp_time_not_number(aTHX_(sv), op, what, (const uint8_t *)(k), (klen))       \
@@ -1298,7 +1340,7 @@ mcp_time_not_number(pTHX_ SV *sv, const char *op, const char *what, const uint8_
                                      mcp_seconds(aTHX_(sv)), &(t)) != MCPOOL_OK)          \
             refused;                                                                      \
     } STMT_END
-#define MCP_TIME(t, sv, what, op, k, klen) MCP_TIME_OR(t, sv, what, op, k, klen, XSRETURN_UNDEF)
+#define MCP_TIME(t, sv, what, op, k, klen) MCP_TIME_OR(t, sv, what, op, k, klen, XSRETURN_EMPTY)
 
 /* A batch item's expiration time `sv` (set_multi's, touch_multi's): the C ABI's uint32_t
  * (mcpool_expiry_from_signed: a negative one expires the item at once, as
@@ -1932,7 +1974,10 @@ get_bytes(m, key)
     PPCODE:
         /* (bytes, flags, as_stored), never thawed or decoded as text; a value the value format
          * cannot deliver as memcached holds it, its flags as stored, as_stored 1
-         * (mcpool_client_get_or_stored_into); nothing on a miss or an error (last_error). */
+         * (mcpool_client_get_or_stored_into); nothing on a miss or an error (last_error). In
+         * scalar context the same list as an array reference, [bytes, flags, as_stored], as
+         * gets answers [cas, value] (it was the list's last element, as_stored: tester
+         * finding perl2 2). */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "get_bytes");
 #ifdef PERL_IMPLICIT_CONTEXT
         one.perl = aTHX;
@@ -1944,6 +1989,15 @@ get_bytes(m, key)
             if (one.sv)
                 SvREFCNT_dec(one.sv);
             XSRETURN_EMPTY;
+        }
+        if (GIMME_V == G_SCALAR) {
+            AV *av = newAV();
+            av_extend(av, 2);
+            av_push(av, one.sv);
+            av_push(av, newSVuv(flags));
+            av_push(av, newSViv(as_stored ? 1 : 0));
+            ST(0) = sv_2mortal(newRV_noinc((SV *)av));
+            XSRETURN(1);
         }
         EXTEND(SP, 3);
         ST(0) = sv_2mortal(one.sv);
@@ -2917,6 +2971,27 @@ server_labels(m)
         }
         XSRETURN((SSize_t)n);
 
+SV *
+value_format(m)
+        McpoolQuiet m
+    PREINIT:
+        const char *fmt = NULL;
+        size_t len = 0;
+    CODE:
+        /* The value format the client was built with, by the core's name for it
+         * (mcpool_client_value_format: 'cache-memcached-fast', 'mcpool', ...), whichever
+         * option set it (value_format, a preset, the core's default); Python's
+         * Client.value_format (tester finding perl2 7). A pure lookup, which cannot fail for
+         * a live client and outputs that are never NULL: last_error is left as it is
+         * (McpoolQuiet). */
+        if (mcpool_client_value_format(m->client, &fmt, &len) == MCPOOL_OK && fmt) {
+            RETVAL = newSVpvn(fmt, len);
+        } else {
+            RETVAL = &PL_sv_undef;
+        }
+    OUTPUT:
+        RETVAL
+
 void
 server_for(m, key)
         McpoolQuiet m
@@ -3379,7 +3454,10 @@ get_lease(m, key, vivify_ttl, recache_below)
         SV *sv = NULL;
     PPCODE:
         /* (state, value, cas): state 'hit', 'recompute' or 'wait'; value undef when there is
-         * none; nothing on an error (last_error says why) */
+         * none, and so is cas (no item: never a made-up 0, which no item has; Python's None:
+         * tester finding perl2 5); nothing on an error (last_error says why). In scalar
+         * context the same list as an array reference, [state, value, cas], as gets answers
+         * [cas, value] (it was the list's last element, the CAS: tester finding perl2 2). */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "get_lease");
         /* checked as given: -1 is refused as -1, never cast to 4294967295 first */
         MCP_TIME_OR(vivify, vivify_ttl, "vivify_ttl", "get_lease", k, klen, XSRETURN_EMPTY);
@@ -3407,9 +3485,19 @@ get_lease(m, key, vivify_ttl, recache_below)
                 XSRETURN_EMPTY;
             }
         }
+        if (GIMME_V == G_SCALAR) {
+            AV *av = newAV();
+            av_extend(av, 2);
+            av_push(av, newSVpv(state, 0));
+            av_push(av, sv ? sv : newSV(0));
+            av_push(av, cas ? newSVuv((UV)cas) : newSV(0));
+            ST(0) = sv_2mortal(newRV_noinc((SV *)av));
+            XSRETURN(1);
+        }
+        /* four arguments: room for the three (no EXTEND: a thaw may have moved the stack) */
         ST(0) = sv_2mortal(newSVpv(state, 0));
         ST(1) = sv ? sv_2mortal(sv) : &PL_sv_undef;
-        ST(2) = sv_2mortal(newSVuv((UV)cas));
+        ST(2) = cas ? sv_2mortal(newSVuv((UV)cas)) : &PL_sv_undef;
         XSRETURN(3);
 
 void

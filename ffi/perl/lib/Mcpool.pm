@@ -661,6 +661,7 @@ sub _fail {
         server_labels => sub { return },
         server_events => sub { return },
         server_for    => sub { return undef },
+        value_format  => sub { return undef },    # no client, no format in force
         metrics       => sub { return {} },
         server_states => sub { return [] },
         _dispatch_events => sub { return },
@@ -835,7 +836,8 @@ undef, or stores under C<"ARRAY(0x...)">.
 time in 1970), one of 2**31 seconds or more is refused (memcached would expire the
 item at once), and so is a string that is not a number (C<'5m'>, C<'1 hour'>, C<''>,
 C<'0x3c'>: Cache::Memcached::Fast sends 5, 1, 0 and 0, with at most a warning; Mcpool
-returns nothing, C<last_error> naming the time as given; C<flush_all> croaks for either)
+returns nothing (an empty list, C<undef> in scalar context, as for any other failure),
+C<last_error> naming the time as given; C<flush_all> croaks for either)
 (L</BAD INPUT>).
 
 =item * B<Keys with a tab, another control byte or DEL> (C<"k\tx">, C<"k\x01">,
@@ -996,8 +998,11 @@ writer flagged 1, a C<serialize_methods> thaw that dies) is an error, never a mi
 C<get>, C<gets>, C<gat> and C<gats> return nothing and C<get_multi>/C<gets_multi> leave the
 key out, with a warning naming the key and the flags (C<Mcpool::get: MCPOOL_VALUE_FORMAT:
 key "K" with flags 1 (0x1): the value is flagged Storable (serialized) and does not thaw:
-Storable binary image v62.101 more recent than I am ...: not returned>) and C<last_error>
-saying why (Cache::Memcached::Fast returns nothing, silently, as for a miss). A thaw that
+Storable binary image v62.101 more recent than I am (v2.11): not returned at script.pl line
+6.>) and C<last_error> saying why (Cache::Memcached::Fast returns nothing, silently, as for a
+miss). The thaw's message is given without the place its die added (Storable's
+C<at .../Storable.pm line 471, E<lt>GEN1E<gt> line 1, at script.pl line 6.>): C<last_error>
+names no Perl file, and the warning names the caller's line once, as every warning does. A thaw that
 returns C<undef> without dying is a miss, as there.
 
 A Storable image with bytes after it is an error, never the value without them: memcached
@@ -1457,12 +1462,34 @@ gives the same (an item without one: 0); differing ones croak, nothing sent; a t
 refuses is refused as C<set> refuses it (nothing returned, C<last_error> naming it, nothing
 sent).
 
-Returns true (1) when every item was sent (on meta and binary: stored), and nothing
-(C<undef>) when one failed, C<last_error> the first failure's message. An item refused before
-sending (a bad or too long key, a value over C<max_size>) fails alone, the others sent; so do
-the keys of a server marked dead. On text memcached reports no refusal of a C<noreply> store
-(a value too large for an item is not stored, and the call still returns true): use
-C<set_multi> to learn each item's outcome. An empty list returns true.
+What it returns depends on C<fail_open> (L</fail_open and on_operation (docs/tracing.md)>):
+
+=over
+
+=item without C<fail_open> (the default)
+
+true (1) when every item was sent (on meta and binary: stored), and nothing (C<undef>)
+when one failed, C<last_error> the first failure's message. An item refused before sending
+(a bad or too long key, a value over C<max_size>) fails alone, the others sent; so do the
+keys of a server marked dead, unreachable or timing out. On text memcached reports no
+refusal of a C<noreply> store (a value too large for an item is not stored, and the call
+still returns true): use C<set_multi> to learn each item's outcome.
+
+=item with C<< fail_open =E<gt> 1 >>
+
+1 says only that no item failed otherwise than by an outage: the items whose server was
+down, unreachable, marked dead or timed out were B<not stored>, and the call still returns 1
+with C<last_error> empty (the core's answer on purpose: under C<fail_open> an outage never
+fails a request; docs/tracing.md). Each such item is counted in that server's
+C<fail_open_not_stored> (L</metrics>), so C<< $memd->metrics->{$server}{fail_open_not_stored} >>
+grows by the items lost; compare it before and after the call to learn how many, or use
+C<set_multi>, which answers C<''> (not stored) for each of them. The other failures (a
+refused key, a value over C<max_size>, on meta and binary a server's error reply) still
+return nothing (C<undef>) with C<last_error>, as without C<fail_open>.
+
+=back
+
+An empty list returns true.
 
 =item get ($key), gets ($key)
 
@@ -1470,9 +1497,13 @@ C<gets> returns C<[$cas, $value]>.
 
 =item get_bytes ($key)
 
-mcpool extension: C<($bytes, $flags, $as_stored)>, never thawed or decoded as text, or
-nothing on a miss or an error (C<last_error>); C<$as_stored> is 1 for a value handed out as
-memcached holds it (below), else 0. A value the value format reads comes as the format delivers it
+mcpool extension: in list context C<($bytes, $flags, $as_stored)>; in scalar context the
+same three as an array reference, C<[$bytes, $flags, $as_stored]> (as C<gets> returns
+C<[$cas, $value]>), so C<< my $r = $memd->get_bytes($k) >> is the value's reference, never
+one of its numbers: C<< my ($bytes, $flags) = $memd->get_bytes($k) >> or
+C<< $memd->get_bytes($k)->[0] >> (on a hit). Never thawed or decoded as text; nothing on a
+miss or an error (an empty list, C<undef> in scalar context; C<last_error>);
+C<$as_stored> is 1 for a value handed out as memcached holds it (below), else 0. A value the value format reads comes as the format delivers it
 (inflated); one it cannot deliver (flags of another client's types, a compressed body that
 does not inflate: where C<get> warns and returns nothing) comes as memcached holds it, its
 flags as stored, compression bits included. One read, placed as C<get>'s (the core's
@@ -1645,13 +1676,15 @@ starts; when it returns, it holds a message only if that call failed: it returne
 (C<undef>), or a C<_multi> call returned C<undef> for some item (then the first failed
 item's message), or it croaked. The message names the command, the key, the server and the
 OS error (C<get "user:1": I/O error talking to 10.0.0.1:11211: Connection refused (os error
-111)>). A miss, C<''> for not stored and the like are answers, not failures: empty. Steps
+111)>); that of a value that cannot be read (L</value_format>, L</SECURITY: Storable>) names
+the key and its flags but no server (the core's message for it has none; C<server_for>
+gives the key's server), and no Perl file or line. A miss, C<''> for not stored and the like are answers, not failures: empty. Steps
 the module takes on its own (asking the value format what it stores, an integer stored as
 its text under a format without integers) never show; nor do the calls an C<on_operation>
 or C<on_server_event> callback makes (the method's message is put back after them). The
 methods that cannot fail leave it as it is, so they may be called between a call and the
 look at C<last_error>: C<last_error> itself, C<server_labels>, C<server_for>, C<metrics>,
-C<server_states>, C<server_events>, C<namespace> without an argument, C<option_names>,
+C<server_states>, C<server_events>, C<value_format>, C<namespace> without an argument, C<option_names>,
 C<option_doc>, C<library_version>, C<tls_supported>, C<expiry_from_now>.
 
 =item metrics
@@ -1702,10 +1735,15 @@ first.
 =item get_lease ($key, $vivify_ttl, $recache_below)
 
 mcpool extension (meta protocol only: C<protocol =E<gt> 'meta'>; otherwise nothing is returned
-and C<last_error> says why): C<($state, $value, $cas)>, C<$state> one of C<'hit'> (a fresh
+and C<last_error> says why): in list context C<($state, $value, $cas)>, in scalar context
+the same three as an array reference, C<[$state, $value, $cas]> (as C<gets> returns
+C<[$cas, $value]>; never one of the three alone); nothing on an error (an empty list,
+C<undef> in scalar context). C<$state> is one of C<'hit'> (a fresh
 value), C<'recompute'> (this caller alone should recompute and C<set> it; C<$value> is the
 stale value or undef) and C<'wait'> (another caller is recomputing; C<$value> is the stale
-value or undef). A miss creates the key empty for C<$vivify_ttl> seconds; with
+value or undef). C<$cas> is the CAS unique of the item returned (the value or the stale
+value), and C<undef> when there is none (a miss, as the C<'recompute'> of a new key: no item
+is returned, and no item has CAS 0, which C<cas> refuses), as Python's C<None>. A miss creates the key empty for C<$vivify_ttl> seconds; with
 C<$recache_below> above 0 a hit with fewer seconds left also hands out C<'recompute'>, once.
 That placeholder is a miss for this client's plain reads (C<get>, C<gets>, C<get_multi>: the
 core reads memcached's flag on it); C<add> fails until the winner's C<set> replaces it, and a
@@ -1792,6 +1830,16 @@ once no call uses them. A bad list croaks naming the entry, and the old list sta
 
 mcpool extension: the configured servers, in order.
 
+=item value_format ()
+
+mcpool extension (Python's C<Client.value_format>): the name of the value format the client
+was built with, as the core has it in force (the names of L</value_format>:
+C<'cache-memcached-fast'>, C<'mcpool'>, C<'pylibmc'>, ...), whichever option set it: the
+C<value_format> option in any spelling (C<'MCPOOL'> is C<'mcpool'>), a C<preset>, a
+C<libmemcached_config>, or the default C<'cache-memcached-fast'>. No I/O; it cannot fail, and
+leaves C<last_error> as it is. A client made without servers (L</servers>) has no core
+client, and answers C<undef>.
+
 =back
 
 =head1 ERRORS
@@ -1830,8 +1878,13 @@ An expiration time (of every method that takes one, C<flush_all>'s delay, C<get_
 C<invalidate>'s times included) is 0 to 2**31-1 seconds, a number (a string that is not one,
 such as C<'5m'>, is refused, never read as 5 seconds). memcached reads a larger one as
 negative, so the item would expire at once while the store answers true: the core refuses it
-before anything is sent, and the command returns nothing (C<undef>; in a C<_multi> call, for
-that item) with C<last_error> saying why; the old value is intact. A negative time expires
+before anything is sent, and the command returns nothing with C<last_error> saying why (an
+empty list in list context and C<undef> in scalar context, as for a bad key, a bad CAS or a
+server that is down, and as Cache::Memcached::Fast; in a C<_multi> call C<undef> for that
+item); the old value is intact. So does every method that takes a time (C<set>, C<add>,
+C<replace>, C<cas>, C<cas_result>, C<touch>, C<gat>, C<gats>, C<set_counter>,
+C<incr_or_init>, C<decr_or_init>, C<set_with_version>, C<get_lease>, C<invalidate>,
+C<set_multi_noreply>): C<< my @r = $memd->set($k, $v, '5m') >> is empty, never C<(undef)>. A negative time expires
 the key at once, as with Cache::Memcached::Fast (memcached's own reading of it), and a
 negative C<flush_all> delay flushes now, as there (the core's rules for signed times). A
 fractional time (C<0.4>, C<"1.7">) goes through the core's rule for fractions

@@ -220,4 +220,44 @@ for my $name ('mcpool', 'MCPOOL', 'Mcpool', ' mcpool ') {
 eval { Mcpool->new({ servers => [$srv], value_format => 'nope' }) };
 like $@, qr/value_format/, 'an unknown value_format croaks naming the option';
 
+# $memd->value_format: the name of the format the client was built with, as the core has it in
+# force, whichever option set it (Python's Client.value_format; tester finding perl2 7).
+{
+    my @cases = (
+        [ {}                                            => 'cache-memcached-fast', 'the default' ],
+        [ { value_format => 'mcpool' }                  => 'mcpool',               'value_format mcpool' ],
+        [ { value_format => ' MCPOOL ' }                => 'mcpool',               'another spelling' ],
+        [ { value_format => 'whalin' }                  => 'whalin',               'value_format whalin' ],
+        [ { preset => 'pylibmc' }                       => 'pylibmc',              'a preset' ],
+        [ { preset => 'pylibmc', value_format => 'mcpool' } => 'mcpool',           'value_format over a preset' ],
+    );
+    for my $c (@cases) {
+        my ($opts, $want, $what) = @$c;
+        my $m = Mcpool->new({ servers => [$srv], %$opts });
+        is $m->value_format, $want, "value_format: $what";
+    }
+    my $lmc = Mcpool->new({ libmemcached_config => "--SERVER=$srv" });
+    is $lmc->value_format, 'libmemcached', 'value_format: libmemcached_config';
+
+    # it cannot fail: last_error is left as it is; the same on the callbacks' wrapper, after a
+    # namespace change (the client rebuilt), and after close
+    my $h = Mcpool->new({ servers => [$srv], value_format => 'spymemcached', on_operation => sub { } });
+    $h->set('a b', 1);
+    my $le = Mcpool::last_error();
+    like $le, qr/invalid key/, 'a failed call';
+    is $h->value_format, 'spymemcached', 'value_format with on_operation';
+    is Mcpool::last_error(), $le, '... last_error left as it was';
+    $h->namespace('ns:');
+    is $h->value_format, 'spymemcached', '... after a namespace change';
+    $h->close;
+    is $h->value_format, 'spymemcached', '... after close';
+    my $none = Mcpool->new;
+    is $none->value_format, undef, 'a client without servers: undef';
+    my $ro = Mcpool->new({ servers => [$srv], readonly => 1, value_format => 'mcpool' });
+    is $ro->value_format, 'mcpool', 'a read-only client';
+    my $pm = do { local (@ARGV, $/) = $INC{'Mcpool.pm'}; <> };
+    like $pm, qr/^=item value_format \(\)\n\nmcpool extension \(Python's C<Client.value_format>\)/m,
+        'value_format is documented among the methods';
+}
+
 done_testing;

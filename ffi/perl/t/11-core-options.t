@@ -196,6 +196,39 @@ for my $proto (qw(text meta binary)) {
     my $text = Mcpool->new({ servers => [$srv] });
     is_deeply([$text->get_lease("${p}lease", 30, 0)], [], 'leases need the meta protocol: nothing');
     like($text->last_error, qr/meta|unsupported/i, '... and last_error says so');
+    my $r = $text->get_lease("${p}lease", 30, 0);
+    ok(!defined $r, '... undef in scalar context');
+
+    # The CAS: undef when no item is returned (a miss: never 0, which no item has; tester
+    # finding perl2 5); the item's own on a hit, as gets gives it.
+    my @l = $m->get_lease("${p}cas", 30, 0);
+    is_deeply(\@l, [ 'recompute', undef, undef ], 'a miss: (recompute, undef, undef): no CAS');
+    @l = $m->get_lease("${p}cas", 30, 0);
+    is_deeply([ @l[0, 1] ], [ 'wait', undef ], 'then wait, no value');
+    ok(!defined $l[2], '... and no CAS');
+    ok($m->set("${p}cas", 'v1'), 'stored');
+    my $g = $m->gets("${p}cas");
+    @l = $m->get_lease("${p}cas", 30, 0);
+    is_deeply(\@l, [ 'hit', 'v1', $g->[0] ], "a hit: the item's CAS, as gets gives it");
+    ok($l[2] > 0, '... a CAS of its own');
+    is($m->cas("${p}cas", $l[2], 'v2'), 1, '... which cas takes');
+
+    # Scalar context: the same three as an array reference, as gets answers [cas, value]
+    # (it was the list's last element, the CAS: tester finding perl2 2); with the callbacks'
+    # wrapper too.
+    my $hooked = Mcpool->new({ servers => [$srv], protocol => 'meta', on_operation => sub { } });
+    for my $c ([ plain => $m ], [ hooked => $hooked ]) {
+        my ($name, $mc) = @$c;
+        my $one = $mc->get_lease("${p}cas", 30, 0);
+        is(ref $one, 'ARRAY', "$name: scalar context: an array reference");
+        is_deeply($one, [ 'hit', 'v2', $mc->gets("${p}cas")->[0] ], "$name: ... of (state, value, cas)");
+        $one = $mc->get_lease("${p}cas-$name", 30, 0);
+        is_deeply($one, [ 'recompute', undef, undef ], "$name: ... a miss: [recompute, undef, undef]");
+        my @two = $mc->get_lease("${p}cas", 30, 0);
+        is(scalar @two, 3, "$name: list context: still the list");
+        my $none = $mc->get_lease("${p}cas", 'soon', 0);
+        ok(!defined $none, "$name: an error: undef in scalar context");
+    }
 }
 
 # ----- issue 21 item 3: long_keys => 'hash' stores a 400-byte key under Dalli's name -----

@@ -50,5 +50,47 @@ for my $format (qw(cache-memcached-fast mcpool)) {
     is(scalar @w, 1, '... and a warning');
 }
 
+# The thaw's message is given without the place its die added (tester finding perl2 6:
+# Storable's text carried "at .../Storable.pm line 471, <GEN1> line 1, at script line 6.",
+# and the warning added the caller's place again): last_error names no Perl file or line, the
+# warning the caller's place once.
+{
+    my $m = Mcpool->new({ servers => [$srv] });
+    raw_set($srv, "${p}alien", 1, 'abcd');    # flagged Storable, not an image
+    my @w;
+    my $v = do { local $SIG{__WARN__} = sub { push @w, @_ }; $m->get("${p}alien") };
+    ok(!defined $v, "Storable's thaw dies: nothing");
+    my $le = Mcpool::last_error();
+    like($le, qr/does not thaw: \S/, '... last_error says why') or diag $le;
+    unlike($le, qr/ line \d+/, '... without a Perl file or line') or diag $le;
+    unlike($le, qr/Storable\.pm|\.t\b/, '... naming no Perl file') or diag $le;
+    is(scalar @w, 1, '... one warning');
+    my @places = ($w[0] // '') =~ / at \S+ line \d+/g;
+    is(scalar @places, 1, '... which names a place once') or diag $w[0];
+    like($w[0] // '', qr/\Q$le\E: not returned at \Q$0\E line \d+/, "... the caller's, after the message")
+        or diag $w[0];
+
+    my %thaws = (
+        'a die without a newline'       => [ sub { die "no thanks" }, 'no thanks' ],
+        'a die inside a string eval'    => [ sub { eval 'die "from eval"; 1' or die $@ }, 'from eval' ],
+        'a croak from a module'         => [ sub { Carp::croak("bad image") }, 'bad image' ],
+        'a message that says "at" itself' => [ sub { die "stopped at offset 3\n" }, 'stopped at offset 3' ],
+    );
+    require Carp;
+    for my $what (sort keys %thaws) {
+        my ($thaw, $text) = @{ $thaws{$what} };
+        my $own = Mcpool->new({ servers => [$srv],
+            serialize_methods => [ \&Storable::nfreeze, $thaw ] });
+        $own->set("${p}own2", { a => 1 });
+        my @ow;
+        my $got = do { local $SIG{__WARN__} = sub { push @ow, @_ }; $own->get("${p}own2") };
+        ok(!defined $got, "$what: nothing");
+        like(Mcpool::last_error(), qr/does not thaw: \Q$text\E\z/, "$what: last_error is the message alone")
+            or diag Mcpool::last_error();
+        my @pl = ($ow[0] // '') =~ / at \S+ line \d+/g;
+        is(scalar @pl, 1, "$what: the warning names one place") or diag $ow[0];
+    }
+}
+
 stop_memcached($srv);
 done_testing;

@@ -96,6 +96,43 @@ for my $protocol (qw(text meta binary)) {
         "... the live server's keys are stored");
 }
 
+# With fail_open (tester finding perl2 1): the core answers an outage as no failure, on
+# purpose, so the call returns 1 and last_error stays empty although the dead server's items
+# were not stored; they are counted in its fail_open_not_stored, and set_multi says '' for
+# each. Other failures (a refused key) still return nothing. The POD says what 1 means with
+# and without fail_open.
+{
+    my $down = start_memcached();
+    stop_memcached($down);
+    for my $protocol (qw(text meta binary)) {
+        my $m = Mcpool->new({ servers => [ $srv, $down ], fail_open => 1, protocol => $protocol });
+        my @keys = map { "${p}fo-$protocol-$_" } 1 .. 40;
+        my @live = grep { $m->server_for($_) eq $srv } @keys;
+        my @dead = grep { $m->server_for($_) eq $down } @keys;
+        ok(@live && @dead, "fail_open $protocol: keys on both servers");
+        my $before = $m->metrics->{$down}{fail_open_not_stored} // 0;
+        my @r = $m->set_multi_noreply(map { [ $_, "v$_" ] } @keys);
+        is_deeply(\@r, [1], "fail_open $protocol: 1 although the dead server's items were lost");
+        is(Mcpool::last_error(), '', "fail_open $protocol: ... last_error empty");
+        is($m->metrics->{$down}{fail_open_not_stored} - $before, scalar @dead,
+            "fail_open $protocol: ... each lost item counted in fail_open_not_stored");
+        is_deeply(Mcpool->new({ servers => [$srv] })->get_multi(@keys),
+            { map { ($_ => "v$_") } @live }, "fail_open $protocol: ... only the live server's stored");
+        is_deeply([ $m->set_multi(map { [ $_, 'w' ] } @dead) ], [ ('') x @dead ],
+            "fail_open $protocol: set_multi says not stored ('') for each");
+        @r = $m->set_multi_noreply([ $live[0], 'a' ], [ 'x' x 300, 'b' ]);
+        is_deeply(\@r, [], "fail_open $protocol: a refused key still returns nothing");
+        like(Mcpool::last_error(), qr/invalid key/, "fail_open $protocol: ... last_error says why");
+    }
+    # without fail_open the same outage returns nothing (tested above), and the POD tells the two apart
+    my $pm = do { local (@ARGV, $/) = $INC{'Mcpool.pm'}; <> };
+    my ($pod) = $pm =~ /^(=item set_multi_noreply \(.*?)^=item get \(\$key\)/ms;
+    ok(defined $pod, 'the POD has set_multi_noreply');
+    like($pod // '', qr/with C<< fail_open =E<gt> 1 >>/, '... says what it returns with fail_open');
+    like($pod // '', qr/B<not stored>/, '... that 1 may mean items were not stored');
+    like($pod // '', qr/fail_open_not_stored/, '... and where they are counted');
+}
+
 # What it cannot store as set would croaks, nothing sent.
 {
     my $m  = Mcpool->new({ servers => [$srv] });
