@@ -741,6 +741,24 @@ fn labels_keep_a_ports_leading_zero_so_set_servers_of_them_moves_no_key() {
     }
 }
 
+/// A key on the second of the client's servers (C of `[A, C]`) that the list `after`
+/// (`[A, B, C]`) places on the first (A): one a new server's addition moves between live
+/// servers under a modulo profile.
+fn moved_from_c_to_a(client: &Client, after: &[String], prefix: &str) -> String {
+    let three = mcpool::Router::new(
+        &client.config().distribution,
+        &after
+            .iter()
+            .map(|s| mcpool::ServerSpec::parse(s).unwrap())
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    (0..10_000)
+        .map(|i| unique(&format!("{prefix}{i}-")))
+        .find(|k| client.server_for(k).unwrap() == 1 && three.locate(k.as_bytes()) == 0)
+        .expect("a key the new list moves from C to A")
+}
+
 /// A server `set_servers` adds while it is down joins marked dead, out of the ring, found so
 /// by the call itself (tester finding topology2 1). Joining alive, under `eject` with a
 /// modulo profile the new list moved keys between the live servers (a key of C to A), a
@@ -767,19 +785,7 @@ fn a_server_added_while_down_moves_no_key_of_a_live_server() {
             .on_event(move |e| sink.lock().unwrap().push(e.clone()))
             .build()
             .unwrap();
-        // A key of C that the list with the new server puts on A.
-        let three = mcpool::Router::new(
-            &client.config().distribution,
-            &after
-                .iter()
-                .map(|s| mcpool::ServerSpec::parse(s).unwrap())
-                .collect::<Vec<_>>(),
-        )
-        .unwrap();
-        let k = (0..10_000)
-            .map(|i| unique(&format!("add{i}-")))
-            .find(|k| client.server_for(k).unwrap() == 1 && three.locate(k.as_bytes()) == 0)
-            .expect("a key the new list moves from C to A");
+        let k = moved_from_c_to_a(&client, &after, "add");
         client.set(&k, b"v1", 0).unwrap();
         client.set_servers(after.clone()).unwrap();
         let states = client.server_states();
@@ -889,18 +895,7 @@ fn a_server_added_while_down_comes_back_only_once_it_answers() {
         .on_event(move |e| sink.lock().unwrap().push(e.clone()))
         .build()
         .unwrap();
-    let three = mcpool::Router::new(
-        &client.config().distribution,
-        &after
-            .iter()
-            .map(|s| mcpool::ServerSpec::parse(s).unwrap())
-            .collect::<Vec<_>>(),
-    )
-    .unwrap();
-    let k = (0..10_000)
-        .map(|i| unique(&format!("back{i}-")))
-        .find(|k| client.server_for(k).unwrap() == 1 && three.locate(k.as_bytes()) == 0)
-        .expect("a key the new list moves from C to A");
+    let k = moved_from_c_to_a(&client, &after, "back");
     client.set(&k, b"v1", 0).unwrap();
     client.set_servers(after.clone()).unwrap();
     assert!(!client.server_states()[1].alive, "joined dead");

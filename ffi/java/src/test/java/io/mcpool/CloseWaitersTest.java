@@ -18,34 +18,46 @@ import org.junit.Test;
  * memcached): it accepts and never answers, so the first call holds the connection.
  */
 public class CloseWaitersTest {
+    /**
+     * A client of one silent server (it accepts, never answers) whose only connection a get
+     * holds, waiting for its 4 s I/O timeout: every other call waits for a connection. The
+     * holding thread is put in {@code holder[0]}; the accepted sockets in {@code held}.
+     */
+    private static Mcpool occupied(ServerSocket silent, List<Socket> held, AtomicInteger accepted,
+                                   Thread[] holder) throws Exception {
+        Thread acceptor = new Thread(() -> {
+            try {
+                for (int i = 0; i < 16; i++) {
+                    Socket s = silent.accept();
+                    synchronized (held) { held.add(s); }
+                    accepted.incrementAndGet();
+                }
+            } catch (Exception closed) {
+                // the listener closed at the end of the test
+            }
+        });
+        acceptor.setDaemon(true);
+        acceptor.start();
+        Mcpool mc = Mcpool.builder().servers("127.0.0.1:" + silent.getLocalPort())
+            .maxConnections(1).minIdle(0).ioTimeoutMillis(4000)
+            .option("pool_timeout", "30000").option("failure_limit", "1000").build();
+        holder[0] = new Thread(() -> {
+            try { mc.get("held"); } catch (McpoolException expected) { /* its I/O timeout */ }
+        });
+        holder[0].start();
+        long until = System.nanoTime() + 10_000_000_000L;
+        while (accepted.get() < 1 && System.nanoTime() < until) Thread.sleep(5);
+        assertEquals(1, accepted.get());
+        return mc;
+    }
+
     @Test
     public void closeEndsTheCallsWaitingForAConnection() throws Exception {
         AtomicInteger accepted = new AtomicInteger();
         List<Socket> held = new ArrayList<>();
         try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            Thread acceptor = new Thread(() -> {
-                try {
-                    for (int i = 0; i < 16; i++) {
-                        Socket s = silent.accept();
-                        synchronized (held) { held.add(s); }
-                        accepted.incrementAndGet();
-                    }
-                } catch (Exception closed) {
-                    // the listener closed at the end of the test
-                }
-            });
-            acceptor.setDaemon(true);
-            acceptor.start();
-            Mcpool mc = Mcpool.builder().servers("127.0.0.1:" + silent.getLocalPort())
-                .maxConnections(1).minIdle(0).ioTimeoutMillis(4000)
-                .option("pool_timeout", "30000").option("failure_limit", "1000").build();
-            Thread holder = new Thread(() -> {
-                try { mc.get("held"); } catch (McpoolException expected) { /* its I/O timeout */ }
-            });
-            holder.start();
-            long until = System.nanoTime() + 10_000_000_000L;
-            while (accepted.get() < 1 && System.nanoTime() < until) Thread.sleep(5);
-            assertEquals(1, accepted.get());
+            Thread[] holder = new Thread[1];
+            Mcpool mc = occupied(silent, held, accepted, holder);
             AtomicReference<Throwable> wrong = new AtomicReference<>();
             long[] endedAt = new long[3];
             Thread[] waiters = new Thread[3];
@@ -77,7 +89,7 @@ public class CloseWaitersTest {
                 assertTrue("a waiter ended " + (at - closedAt) / 1_000_000 + " ms after close",
                            at - closedAt < 3_000_000_000L);
             }
-            holder.join(20_000);
+            holder[0].join(20_000);
             assertEquals("a connection opened after close", 1, accepted.get());
         } finally {
             synchronized (held) { for (Socket s : held) s.close(); }
@@ -97,29 +109,8 @@ public class CloseWaitersTest {
         List<Socket> held = new ArrayList<>();
         AtomicInteger accepted = new AtomicInteger();
         try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-            Thread acceptor = new Thread(() -> {
-                try {
-                    for (int i = 0; i < 16; i++) {
-                        Socket s = silent.accept();
-                        synchronized (held) { held.add(s); }
-                        accepted.incrementAndGet();
-                    }
-                } catch (Exception closed) {
-                    // the listener closed at the end of the test
-                }
-            });
-            acceptor.setDaemon(true);
-            acceptor.start();
-            Mcpool mc = Mcpool.builder().servers("127.0.0.1:" + silent.getLocalPort())
-                .maxConnections(1).minIdle(0).ioTimeoutMillis(4000)
-                .option("pool_timeout", "30000").option("failure_limit", "1000").build();
-            Thread holder = new Thread(() -> {
-                try { mc.get("held"); } catch (McpoolException expected) { /* its I/O timeout */ }
-            });
-            holder.start();
-            long until = System.nanoTime() + 10_000_000_000L;
-            while (accepted.get() < 1 && System.nanoTime() < until) Thread.sleep(5);
-            assertEquals(1, accepted.get());
+            Thread[] holder = new Thread[1];
+            Mcpool mc = occupied(silent, held, accepted, holder);
             java.util.Map<String, Object> two = new java.util.LinkedHashMap<>();
             two.put("c1", "v1");
             two.put("c2", "v2");
@@ -156,7 +147,7 @@ public class CloseWaitersTest {
             }
             // Every waiter inside its native call (past the Java side's closed check), then a
             // moment for each to get in line for the connection: the close must end waits.
-            until = System.nanoTime() + 10_000_000_000L;
+            long until = System.nanoTime() + 10_000_000_000L;
             while (mc.nc.inFlight() < 1 + waiters.size() && System.nanoTime() < until) Thread.sleep(5);
             assertEquals(1 + waiters.size(), mc.nc.inFlight());
             Thread.sleep(300);
@@ -168,7 +159,7 @@ public class CloseWaitersTest {
                 for (Throwable t : wrong.values()) e.addSuppressed(t);
                 throw e;
             }
-            holder.join(20_000);
+            holder[0].join(20_000);
         } finally {
             synchronized (held) { for (Socket s : held) s.close(); }
         }
