@@ -1971,7 +1971,8 @@ mcpool_status mcpool_client_set_servers(const mcpool_client *client,
  * returned N" / "host name did not resolve" in their message (`resolving HOST: REASON`), so
  * that a binding's resolver that raised, or answered something that is no address list,
  * can say which (tester finding retest31 5). Used only when the callback returns non-zero
- * or adds no address; a later call replaces an earlier one.
+ * or adds no address; a later call replaces an earlier one, an empty reason removes it, and
+ * control characters are shown escaped (`\n`).
  *
  * Returns `MCPOOL_INVALID_ARGUMENT` for a NULL `out`, a NULL `reason` with a non-zero
  * length, or bytes that are not UTF-8; `MCPOOL_VALUE_TOO_LARGE` past 1024 bytes.

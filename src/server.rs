@@ -586,14 +586,32 @@ impl Server {
     }
 
     /// An unproven server ([`Server::probe_added`]'s, marked dead before it ever answered)
-    /// whose retry is due, tried by this caller when no other is trying it: a connect and a
-    /// `version`, as at its addition. Answering, it is alive and in the ring again (its
-    /// `on_server_return` clean-up runs at its first checkout, as for any return); not, it
-    /// rests again, the back-off doubled. Returns the event to report (`ServerUp`).
-    pub(crate) fn retry_unproven(&self) -> Option<Event> {
-        if !self.health.begin_probe() {
-            return None;
+    /// whose retry is due, when no try of it is under way: tried on a thread of its own
+    /// (`mcpool-probe`), so that the call that noticed it keeps its own time (tester finding
+    /// retest33 1: a call to a healthy server waited the try's `io_timeout`, overran its
+    /// `operation_timeout` and blamed, even marked dead, its healthy server). Its `ServerUp`
+    /// event is reported from that thread. No thread to be had: tried at the next retry.
+    pub(crate) fn retry_unproven_in_background(server: &Arc<Server>) {
+        if !server.health.begin_probe() {
+            return;
         }
+        let s = server.clone();
+        let spawned = std::thread::Builder::new()
+            .name("mcpool-probe".into())
+            .spawn(move || {
+                let event = s.retry_unproven();
+                s.emit(event);
+            });
+        if spawned.is_err() {
+            server.health.end_probe(false);
+        }
+    }
+
+    /// [`Server::retry_unproven_in_background`]'s try: a connect and a `version`, as at its
+    /// addition. Answering, it is alive and in the ring again (its `on_server_return`
+    /// clean-up runs at its first checkout, as for any return); not, it rests again, the
+    /// back-off doubled. Returns the event to report (`ServerUp`).
+    fn retry_unproven(&self) -> Option<Event> {
         match self.unanswered() {
             None => {
                 self.health.end_probe(true);
@@ -603,14 +621,10 @@ impl Server {
                 })
             }
             Some(e) => {
-                if let Some(away) = &self.away {
-                    away.marking();
-                }
+                // Out of the ring it stays: no placement changes, so the copies other
+                // servers hold for others stay theirs (its return clean-up stays due).
                 self.health.end_probe(false);
                 self.health.set_cause(&e);
-                if let Some(away) = &self.away {
-                    away.server_down();
-                }
                 None
             }
         }

@@ -939,3 +939,44 @@ fn a_server_added_while_down_comes_back_only_once_it_answers() {
     client.set(&own, b"x", 0).unwrap();
     assert_eq!(client.get(&own).unwrap().as_deref(), Some(&b"x"[..]));
 }
+
+/// The try of a server that joined dead runs on a thread of its own: a call that notices its
+/// retry is due keeps its own time (tester finding retest33 1: a get of a healthy server's
+/// key waited the try's timeouts, overran its `operation_timeout` and marked that healthy
+/// server dead).
+#[test]
+fn the_try_of_a_server_that_joined_dead_is_no_calls_time() {
+    use mcpool::FailoverPolicy;
+    let a = Memcached::start(&[]);
+    let hole = common::blackholed_port();
+    let client = Client::builder()
+        .server(&a.addr())
+        .failover(FailoverPolicy::Eject)
+        .failure_limit(1)
+        .connect_timeout(Duration::from_secs(2))
+        .operation_timeout(Some(Duration::from_millis(500)))
+        .retry_timeout(Duration::from_millis(100))
+        .retry_timeout_max(Duration::from_millis(100))
+        .build()
+        .unwrap();
+    client.set("k", "v", 0).unwrap();
+    client.set_servers([a.addr(), hole.addr()]).unwrap();
+    assert!(!client.server_states()[1].alive, "joined dead");
+    wait_until("its retry due", Duration::from_secs(10), || {
+        client.server_states()[1].alive
+    });
+    // Every key is A's while the other is out; each call takes its own time only.
+    for _ in 0..5 {
+        let started = Instant::now();
+        assert!(client.get("k").is_ok());
+        assert!(
+            started.elapsed() < Duration::from_millis(1500),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+    assert!(
+        client.server_states()[0].alive,
+        "the healthy server stays alive"
+    );
+}

@@ -175,7 +175,8 @@ const REASON_MAX: usize = 1024;
 /// returned N" / "host name did not resolve" in their message (`resolving HOST: REASON`), so
 /// that a binding's resolver that raised, or answered something that is no address list,
 /// can say which (tester finding retest31 5). Used only when the callback returns non-zero
-/// or adds no address; a later call replaces an earlier one.
+/// or adds no address; a later call replaces an earlier one, an empty reason removes it, and
+/// control characters are shown escaped (`\n`).
 ///
 /// Returns `MCPOOL_INVALID_ARGUMENT` for a NULL `out`, a NULL `reason` with a non-zero
 /// length, or bytes that are not UTF-8; `MCPOOL_VALUE_TOO_LARGE` past 1024 bytes.
@@ -204,7 +205,19 @@ pub unsafe extern "C" fn mcpool_resolved_set_reason(
         }?;
         let text = std::str::from_utf8(bytes)
             .map_err(|_| Failure::invalid("reason is not UTF-8".to_string()))?;
-        out.reason = Some(text.to_owned());
+        // An empty one says nothing: the default message stays. Control characters are
+        // escaped, never carried into a message a terminal shows (tester finding retest33 6).
+        out.reason = (!text.is_empty()).then(|| {
+            text.chars()
+                .map(|c| {
+                    if c.is_control() {
+                        c.escape_default().to_string()
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect()
+        });
         Ok(MCPOOL_OK)
     })
 }

@@ -99,10 +99,10 @@ impl Client {
             cause: t.servers[j].health.cause(),
         };
         // A server that joined dead and never answered is tried by a try of its own once
-        // its retry is due (a call's retry would put it back in the ring first).
+        // its retry is due (a call's retry would put it back in the ring first), on a
+        // thread of its own: never in this call's time (tester finding retest33 1).
         for s in t.servers.iter().filter(|s| s.health.is_unproven()) {
-            let event = s.retry_unproven();
-            s.emit(event);
+            crate::server::Server::retry_unproven_in_background(s);
         }
         // A dead server not yet ejected stays in the ring, and a key placed on it fails
         // (libmemcached's server in timeout, `eject_after`).
