@@ -53,8 +53,11 @@ pub struct Health {
     /// until a try of its own finds it answering ([`Health::end_probe`]), not merely until
     /// its retry is due (tester finding retest32 1).
     unproven: AtomicBool,
-    /// A try of an unproven server is under way (one caller at a time).
-    probing: AtomicBool,
+    /// A try of an unproven server is under way (one caller at a time): the process's fork
+    /// generation it began in, plus one (0: none). A child forked during a try (whose thread
+    /// did not survive the fork) takes it over at its next retry instead of waiting for it
+    /// for ever.
+    probing: AtomicU64,
     /// The error of the failure that last marked the server dead, for the "marked dead"
     /// error of the calls it then refuses (a lock taken only when marking and refusing).
     cause: std::sync::Mutex<String>,
@@ -125,7 +128,7 @@ impl Health {
             retry,
             retry_max,
             unproven: AtomicBool::new(false),
-            probing: AtomicBool::new(false),
+            probing: AtomicU64::new(0),
             cause: std::sync::Mutex::new(String::new()),
         }
     }
@@ -194,11 +197,15 @@ impl Health {
     /// True when this caller is to try the unproven server now: its retry is due and no
     /// other caller is trying it. [`Health::end_probe`] ends the try.
     pub(crate) fn begin_probe(&self) -> bool {
-        self.is_unproven()
-            && self.may_try()
+        if !self.is_unproven() || !self.may_try() {
+            return false;
+        }
+        let mine = crate::fork::generation().wrapping_add(1);
+        let now = self.probing.load(Ordering::Acquire);
+        now != mine
             && self
                 .probing
-                .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+                .compare_exchange(now, mine, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
     }
 
@@ -218,7 +225,7 @@ impl Health {
                 now_ms().saturating_add(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX));
             self.dead_until.store(until, Ordering::Relaxed);
         }
-        self.probing.store(false, Ordering::Release);
+        self.probing.store(0, Ordering::Release);
     }
 
     /// The rest after the `marks`-th marking in a row: `retry` doubled per marking after

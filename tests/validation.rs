@@ -36,15 +36,20 @@ fn item4_huge_weights_and_ketama_points_are_config_errors_not_aborts() {
                 | Distribution::WhalinOldCompat
                 | Distribution::WhalinNewCompat
         );
+        // (and the clients with no weights at all: tester finding retest31 6)
         let refuses_weights = matches!(
             d,
-            Distribution::LibmemcachedKetama | Distribution::LibmemcachedKetamaSpy
+            Distribution::LibmemcachedKetama
+                | Distribution::LibmemcachedKetamaSpy
+                | Distribution::PymemcacheRendezvous
+                | Distribution::RustMemcache
         );
         if repeats_weights {
             let m = config_error(d.name(), r);
             assert!(m.contains("weights") && m.contains("4194304"), "{d}: {m}");
         } else if refuses_weights {
-            // libmemcached's unweighted continuums: a weight above 1 is refused (route/mod.rs)
+            // libmemcached's unweighted continuums, and the clients with no weights: a weight
+            // above 1 is refused (route/mod.rs)
             let m = config_error(d.name(), r);
             assert!(m.contains("weight 4294967295"), "{d}: {m}");
         } else {
