@@ -1210,7 +1210,7 @@ static int resolver_trampoline(void *userdata, const char *host, size_t host_len
         if (r != NULL && (PyUnicode_Check(r) || PyBytes_Check(r))) {
             /* one address as text is not iterated character by character */
             resolver_reason(out, PyUnicode_FromFormat(
-                                     "the resolver answered a %s, not a list of IP literals",
+                                     "the resolver answered a value of type %s, not a list of IP literals",
                                      TPNAME(r)));
             added = -1;
             Py_CLEAR(r);
@@ -1220,7 +1220,7 @@ static int resolver_trampoline(void *userdata, const char *host, size_t host_len
             /* not iterable: the resolver's answer, not something it raised */
             PyErr_Clear();
             resolver_reason(out, PyUnicode_FromFormat(
-                                     "the resolver answered a %s, not a list of IP literals",
+                                     "the resolver answered a value of type %s, not a list of IP literals",
                                      TPNAME(r)));
             added = -1;
         }
@@ -1235,7 +1235,7 @@ static int resolver_trampoline(void *userdata, const char *host, size_t host_len
             PyObject *bad = NULL;
             if (ip == NULL && !PyErr_Occurred())
                 bad = PyUnicode_FromFormat(
-                    "the resolver answered a %s among its addresses, not an IP literal as str",
+                    "the resolver answered a value of type %s among its addresses, not an IP literal as str",
                     TPNAME(item));
             else if (ip != NULL && mcpool_resolved_add(out, ip, (size_t)n, port) != MCPOOL_OK)
                 bad = PyUnicode_FromFormat("the resolver answered %R: %s", item,

@@ -52,9 +52,9 @@ def _failed_get(server, prefix, resolver, error, says=None):
 @pytest.mark.parametrize("answer,says", [
     (lambda host, port: [], "the resolver answered no address"),
     (lambda host, port: ["not-an-ip"], "the resolver answered 'not-an-ip'"),
-    (lambda host, port: [b"127.0.0.1"], "the resolver answered a bytes among its addresses"),
-    (lambda host, port: 42, "the resolver answered a int, not a list of IP literals"),
-    (lambda host, port: "127.0.0.1", "the resolver answered a str, not a list of IP literals"),
+    (lambda host, port: [b"127.0.0.1"], "the resolver answered a value of type bytes among its addresses"),
+    (lambda host, port: 42, "the resolver answered a value of type int, not a list of IP literals"),
+    (lambda host, port: "127.0.0.1", "the resolver answered a value of type str, not a list of IP literals"),
 ])
 def test_a_resolver_that_gives_no_address_fails_the_call(server, prefix, answer, says):
     reported = _failed_get(server, prefix, answer, mcpool.Error, says)
