@@ -1309,6 +1309,12 @@ impl Conn {
         self.wbuf.len()
     }
 
+    /// Whether some of the current operation's request has been written (an
+    /// [`Error::IoTimeout`]'s `sent`).
+    fn sent_this_call(&self) -> bool {
+        self.sent_bytes > self.sent_at_call
+    }
+
     /// Sets the deadline of the operation this connection now serves.
     pub(crate) fn set_deadline(&mut self, deadline: Deadline) {
         self.deadline = deadline;
@@ -1392,7 +1398,7 @@ impl Conn {
                     return Err(Error::IoTimeout {
                         server: self.server.to_string(),
                         operation_timeout: true,
-                        sent: self.sent_bytes > self.sent_at_call,
+                        sent: self.sent_this_call(),
                     });
                 }
                 let t = now_left.min(self.io_timeout);
@@ -1940,7 +1946,7 @@ impl Conn {
                 server: self.server.to_string(),
                 // The wait was cut to what was left of the operation's deadline.
                 operation_timeout: self.cut,
-                sent: self.sent_bytes > self.sent_at_call,
+                sent: self.sent_this_call(),
             }
         } else if e.kind() == io::ErrorKind::ConnectionReset
             && self.recv_bytes == 0

@@ -220,12 +220,18 @@ impl Health {
         } else {
             self.epoch.fetch_add(1, Ordering::AcqRel);
             let marks = self.marks.fetch_add(1, Ordering::Relaxed).saturating_add(1);
-            let wait = self.back_off(marks);
-            let until =
-                now_ms().saturating_add(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX));
-            self.dead_until.store(until, Ordering::Relaxed);
+            self.rest(self.back_off(marks));
         }
         self.probing.store(0, Ordering::Release);
+    }
+
+    /// Rests the server for `wait` from now (not to be tried before): the end of the rest,
+    /// `now_ms` time. A wait past u64 milliseconds (`Duration::MAX`) is as long as the clock
+    /// goes.
+    fn rest(&self, wait: Duration) -> u64 {
+        let until = now_ms().saturating_add(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX));
+        self.dead_until.store(until, Ordering::Relaxed);
+        until
     }
 
     /// The rest after the `marks`-th marking in a row: `retry` doubled per marking after
@@ -292,9 +298,7 @@ impl Health {
         before_marking();
         let marks = self.marks.fetch_add(1, Ordering::Relaxed).saturating_add(1);
         let wait = self.back_off(marks);
-        // (a wait past u64 milliseconds, `Duration::MAX`, is as long as the clock goes)
-        let until = now_ms().saturating_add(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX));
-        self.dead_until.store(until, Ordering::Relaxed);
+        let until = self.rest(wait);
         if self.window != 0 {
             // counted again from the first failure after the rest
             self.window_end.store(until, Ordering::Release);
@@ -320,8 +324,7 @@ impl Health {
         self.failures.store(self.limit, Ordering::Relaxed);
         self.marks.store(after.max(1), Ordering::Relaxed);
         let wait = self.retry.min(self.retry_max);
-        let until = now_ms().saturating_add(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX));
-        self.dead_until.store(until, Ordering::Relaxed);
+        let until = self.rest(wait);
         if self.window != 0 {
             self.window_end.store(until, Ordering::Release);
         }
