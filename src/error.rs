@@ -106,7 +106,9 @@ pub enum Error {
         /// True when some of the call's request had been written when the wait ran out (a
         /// reply that did not come): whether the server applied it is unknown, and the
         /// message says so (tester finding cas2 1: a `cas` that timed out so had been
-        /// applied, and a retry applied it twice). False when nothing of it was sent.
+        /// applied, and a retry applied it twice). False when nothing of it was sent, and
+        /// for calls that change nothing (reads without a touch, `stats`, `version`), whose
+        /// outcome does not matter.
         sent: bool,
     },
     /// A signal interrupted a read or write and the process's interrupt check
@@ -408,6 +410,39 @@ impl Error {
     /// unknown), which is not theirs: they sent nothing (tester finding java2 4).
     pub(crate) fn as_cause(&self) -> String {
         self.to_string().replace(SENT_UNKNOWN, "")
+    }
+}
+
+impl Error {
+    /// This error as a call that changes nothing saw it (a read without a touch, `stats`,
+    /// `version`): without what it says of a request that was sent and whose outcome is
+    /// unknown ([`Error::IoTimeout`]'s `sent`, a connection closed before its reply), since
+    /// applying such a request changes nothing (tester finding retest33 3: a timed-out
+    /// `get` said "whether it was applied is unknown").
+    pub(crate) fn of_a_read(self) -> Error {
+        match self {
+            Error::IoTimeout {
+                server,
+                operation_timeout,
+                sent: true,
+            } => Error::IoTimeout {
+                server,
+                operation_timeout,
+                sent: false,
+            },
+            Error::Io { server, source }
+                if source.kind() == io::ErrorKind::UnexpectedEof
+                    && source.get_ref().is_some()
+                    && source.to_string().contains(SENT_UNKNOWN) =>
+            {
+                let said = source.to_string().replace(SENT_UNKNOWN, "");
+                Error::Io {
+                    server,
+                    source: io::Error::new(io::ErrorKind::UnexpectedEof, said),
+                }
+            }
+            e => e,
+        }
     }
 }
 

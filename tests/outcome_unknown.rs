@@ -98,3 +98,41 @@ fn a_refused_call_does_not_say_its_request_was_sent() {
     assert!(!text.contains("the request was sent"), "{text}");
     mc.thaw();
 }
+
+/// A call that changes nothing (get, gets, a multi-get, stats, version) does not say its
+/// outcome is unknown when its reply never came: applying it changes nothing (tester
+/// finding retest33 3). A get-and-touch changes the expiry, so it still says so.
+#[test]
+fn a_timed_out_read_does_not_say_its_outcome_is_unknown() {
+    for p in [Protocol::Text, Protocol::Binary, Protocol::Meta] {
+        let mc = Memcached::start(&[]);
+        let c = client(&mc, p, false);
+        let k = unique("read");
+        c.set(&k, "0", 0).unwrap();
+        mc.freeze();
+        let mut said = vec![
+            c.get(&k).unwrap_err(),
+            c.gets(&k).unwrap_err(),
+            c.get_multi(&[&k, &unique("other")])
+                .into_iter()
+                .next()
+                .unwrap()
+                .unwrap_err(),
+        ];
+        said.extend(c.version().into_iter().map(|(_, r)| r.unwrap_err()));
+        said.extend(c.stats(None).into_iter().map(|(_, r)| r.unwrap_err()));
+        for e in &said {
+            assert!(
+                matches!(e, Error::IoTimeout { sent: false, .. }),
+                "{p:?}: {e:?}"
+            );
+            assert!(!e.to_string().contains("applied"), "{p:?}: {e}");
+        }
+        let touched = c.gat(&k, 100).unwrap_err();
+        assert!(
+            matches!(touched, Error::IoTimeout { sent: true, .. }),
+            "{p:?}: {touched:?}"
+        );
+        mc.thaw();
+    }
+}

@@ -67,7 +67,7 @@ impl Client {
         let dialect = &self.inner.dialect;
         let result = pooled.with_conn(|conn| dialect.exchange(conn, req, hit));
         self.release(t, idx, pooled, &result);
-        result
+        result.map_err(|e| req.its_error(e))
     }
 
     /// [`Client::acquire`] for a multi-key call's group on server `idx`: in `proxy-pool`

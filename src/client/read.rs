@@ -268,10 +268,11 @@ impl Client {
                                     server.lookups(1, 0, 0);
                                     (Ok(false), Reached::Answered)
                                 }
-                                Err(e) => (Err(e), Reached::Sent),
+                                Err(e) => (Err(req.its_error(e)), Reached::Sent),
                             };
                         }
-                        Err(e) => return (Err(e), Reached::NotSent),
+                        // Abandoned work handed over may have been sent: a read, no matter.
+                        Err(e) => return (Err(req.its_error(e)), Reached::NotSent),
                     }
                 } else {
                     match self.acquire(t, idx, deadline) {
@@ -434,6 +435,7 @@ impl Client {
                                 conn.send().map(|()| tag)
                             })
                         });
+                        let res = res.map_err(|e| req.its_error(e));
                         match res {
                             Ok(tag) => {
                                 sent.push((idx, pooled, range.clone(), tag));
@@ -513,6 +515,7 @@ impl Client {
                             .and_then(|_| dialect.finish(conn))
                     })
                 });
+                let res = res.map_err(|e| req.its_error(e));
                 let mut opened = false;
                 match &res {
                     Ok(_) => t.servers[idx].lookups(members.len(), found, undecoded),

@@ -263,6 +263,31 @@ impl<K: WireKeys + ?Sized> Request<'_, K> {
         Ok(())
     }
 
+    /// True for the requests that change nothing (reads without a touch, `version`,
+    /// `stats`, `noop`, meta `info`): when their reply is lost, whether they were applied
+    /// does not matter, and their errors do not say it is unknown ([`Error::of_a_read`]).
+    pub(crate) fn changes_nothing(&self) -> bool {
+        matches!(
+            self,
+            Request::Get { touch: None, .. }
+                | Request::GetMulti { touch: None, .. }
+                | Request::Version
+                | Request::Stats { .. }
+                | Request::Noop
+                | Request::Info { .. }
+        )
+    }
+
+    /// `e` as this request's error: for a request that changes nothing, without what it
+    /// says of an unknown outcome (tester finding retest33 3).
+    pub(crate) fn its_error(&self, e: Error) -> Error {
+        if self.changes_nothing() {
+            e.of_a_read()
+        } else {
+            e
+        }
+    }
+
     /// True for the requests that change an item (stores, delete, incr/decr, touch,
     /// invalidate): those that `on_server_return = delete-written` remembers when they go
     /// elsewhere.
