@@ -646,7 +646,10 @@ public final class Mcpool implements AutoCloseable {
         t = t.forValueFormat(valueFormat);
         int n = keys.length;
         Object[] vals = new Object[n];
-        if (n == 0) return vals;
+        if (n == 0) {
+            nc.ensureOpen();
+            return vals;
+        }
         byte[][] ks = new byte[n][];
         long total = 0;
         int[] lens = new int[n];
@@ -1333,7 +1336,10 @@ public final class Mcpool implements AutoCloseable {
             vs[i] = e.getValue();
             i++;
         }
-        if (n == 0) return;
+        if (n == 0) {
+            nc.ensureOpen();
+            return;
+        }
         int[] klens = new int[n], vlens = new int[n];
         byte[] kb = pack(ks, klens, "keys"), vb = pack(vs, vlens, "values");
         long h = nc.acquire();
@@ -1400,7 +1406,10 @@ public final class Mcpool implements AutoCloseable {
         }
         int[] klens = new int[n], vlens = new int[n];
         byte[] kb = pack(ks, klens, "keys"), vb = pack(vs, vlens, "values");
-        if (n == 0) return null;
+        if (n == 0) {
+            nc.ensureOpen();
+            return null;
+        }
         long h = nc.acquire();
         try {
             return Native.storeMulti(h, op, kb, klens, vb, vlens, kinds, flags, ttls, cas, st);
@@ -1514,6 +1523,8 @@ public final class Mcpool implements AutoCloseable {
             } finally {
                 nc.release();
             }
+        } else {
+            nc.ensureOpen();
         }
         return answers("deleteMulti", ka, st, errs);
     }
@@ -1537,6 +1548,8 @@ public final class Mcpool implements AutoCloseable {
             } finally {
                 nc.release();
             }
+        } else {
+            nc.ensureOpen();
         }
         return answers("touchMulti", ka, st, errs);
     }
@@ -1578,6 +1591,8 @@ public final class Mcpool implements AutoCloseable {
             } finally {
                 nc.release();
             }
+        } else {
+            nc.ensureOpen();
         }
         Map<String, OptionalLong> out = new LinkedHashMap<>((int) (n / 0.75f) + 1);
         // the keys that failed, or whose new value has no long form: thrown once all are read,

@@ -193,4 +193,33 @@ public class CloseWaitersTest {
         assertTrue(Mcpool.batchFailure("setMulti", new java.util.LinkedHashMap<>(), notClosed)
                    instanceof PartialBatchException);
     }
+
+    /** An empty batch on a closed client throws MCPOOL_CLOSED as every other call does,
+     * although it needs no native call (tester finding retest33 7: it returned normally).
+     * No server is needed: the client is closed before any call. */
+    @Test
+    public void anEmptyBatchOnAClosedClientThrowsClosed() {
+        Mcpool mc = Mcpool.builder().servers("127.0.0.1:1").minIdle(0).build();
+        mc.close();
+        java.util.Map<String, Runnable> calls = new java.util.LinkedHashMap<>();
+        java.util.List<String> none = new ArrayList<>();
+        calls.put("getMulti", () -> mc.getMulti(none));
+        calls.put("getsMulti", () -> mc.getsMulti(none));
+        calls.put("gatMulti", () -> mc.gatMulti(10, none));
+        calls.put("setMulti", () -> mc.setMulti(new java.util.HashMap<String, Object>(), 0));
+        calls.put("setMultiNoreply", () -> mc.setMultiNoreply(new java.util.HashMap<>(), 0));
+        calls.put("addMulti", () -> mc.addMulti(new java.util.HashMap<String, Object>(), 0));
+        calls.put("casMulti", () -> mc.casMulti(new java.util.HashMap<>(), 0));
+        calls.put("deleteMulti", () -> mc.deleteMulti(none));
+        calls.put("touchMulti", () -> mc.touchMulti(none, 10));
+        calls.put("incrMulti", () -> mc.incrMulti(none, 1));
+        for (java.util.Map.Entry<String, Runnable> c : calls.entrySet()) {
+            try {
+                c.getValue().run();
+                fail(c.getKey() + " of nothing returned on a closed client");
+            } catch (ClientException e) {
+                assertEquals(c.getKey(), "MCPOOL_CLOSED", e.statusName());
+            }
+        }
+    }
 }
