@@ -91,6 +91,18 @@
 #define MCPOOL_MAX_MULTI_KEYS (1 << 20)
 
 /**
+ * The `vivify_ttl_s` of `mcpool_client_get_lease` for a caller that names none (the
+ * default of the Python, Perl and Java bindings): 30 seconds.
+ */
+#define MCPOOL_LEASE_DEFAULT_VIVIFY_TTL 30
+
+/**
+ * The `stale_ttl_s` of `mcpool_client_invalidate` for a caller that names none (the
+ * default of the Python, Perl and Java bindings): 30 seconds.
+ */
+#define MCPOOL_LEASE_DEFAULT_STALE_TTL 30
+
+/**
  * `compress` of `mcpool_client_store_kind_compress`: compression on for this value, with
  * the call's `threshold` in place of the client's.
  */

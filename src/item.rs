@@ -82,3 +82,13 @@ pub enum Lease {
         stale: Option<Item>,
     },
 }
+
+impl Lease {
+    /// The life, in seconds, of the placeholder a lease read creates on a miss when its
+    /// caller names none (the bindings' default `vivify_ttl`: Python, Perl, Java): time
+    /// for one recompute, after which another caller may win it.
+    pub const DEFAULT_VIVIFY_TTL: u32 = 30;
+    /// How long, in seconds, [`crate::Client::invalidate`] keeps an item readable as stale
+    /// when its caller names no time (the bindings' default `stale_ttl`).
+    pub const DEFAULT_STALE_TTL: u32 = 30;
+}

@@ -914,6 +914,16 @@ pub enum mcpool_lease {
     MCPOOL_LEASE_WAIT = 2,
 }
 
+/// The `vivify_ttl_s` of `mcpool_client_get_lease` for a caller that names none (the
+/// default of the Python, Perl and Java bindings): 30 seconds.
+pub const MCPOOL_LEASE_DEFAULT_VIVIFY_TTL: u32 = 30;
+const _: () = assert!(MCPOOL_LEASE_DEFAULT_VIVIFY_TTL == mcpool::Lease::DEFAULT_VIVIFY_TTL);
+
+/// The `stale_ttl_s` of `mcpool_client_invalidate` for a caller that names none (the
+/// default of the Python, Perl and Java bindings): 30 seconds.
+pub const MCPOOL_LEASE_DEFAULT_STALE_TTL: u32 = 30;
+const _: () = assert!(MCPOOL_LEASE_DEFAULT_STALE_TTL == mcpool::Lease::DEFAULT_STALE_TTL);
+
 /// A read that protects against stampedes (meta protocol only): on a miss, or when the value
 /// expires within `recache_below_s` seconds (0: never early), or was invalidated
 /// (`mcpool_client_invalidate`), exactly one caller gets `MCPOOL_LEASE_RECOMPUTE` and the

@@ -2560,14 +2560,17 @@ set(m, key, ...)
                   ix == 3 || ix == 4 ? "" : "[, $expiration_time]");
         }
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, names[ix]);
-        if (is_cas && !mcp_cas_token(aTHX_ ST(2), names[ix], k, klen, &cas, &why)) {
+        /* last_error names the command sent, cas, for cas_result too: the core's own
+         * messages (a CAS of 0, a server's failure) say cas (tester finding retest33 9);
+         * croaks and the usage name the method called */
+        if (is_cas && !mcp_cas_token(aTHX_ ST(2), "cas", k, klen, &cas, &why)) {
             /* refused before anything is sent, as a delta (tester finding counters 3) */
             mcpool_last_error_restore((const uint8_t *)SvPVX(why), SvCUR(why));
             XSRETURN_EMPTY;
         }
         v = mcp_value(aTHX_ m, ST(arg), &vlen, &kind);
         if (items > arg + 1)
-            MCP_TIME(t, ST(arg + 1), "ttl", names[ix], k, klen);
+            MCP_TIME(t, ST(arg + 1), "ttl", is_cas ? "cas" : names[ix], k, klen);
         switch (ix) {
         case 3: MCP_CORE(st = mcpool_client_append(m->client, k, klen, (const uint8_t *)v, vlen)); break;
         case 4: MCP_CORE(st = mcpool_client_prepend(m->client, k, klen, (const uint8_t *)v, vlen)); break;
@@ -3435,7 +3438,7 @@ _op_records(m)
         }
 
 void
-get_lease(m, key, vivify_ttl, recache_below)
+get_lease(m, key, vivify_ttl = NULL, recache_below = NULL)
         Mcpool m
         SV *key
         SV *vivify_ttl
@@ -3460,8 +3463,14 @@ get_lease(m, key, vivify_ttl, recache_below)
          * [cas, value] (it was the list's last element, the CAS: tester finding perl2 2). */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "get_lease");
         /* checked as given: -1 is refused as -1, never cast to 4294967295 first */
-        MCP_TIME_OR(vivify, vivify_ttl, "vivify_ttl", "get_lease", k, klen, XSRETURN_EMPTY);
-        MCP_TIME_OR(recache, recache_below, "recache_below", "get_lease", k, klen, XSRETURN_EMPTY);
+        /* omitted: the core's defaults (Python's too), MCPOOL_LEASE_DEFAULT_VIVIFY_TTL and 0
+         * (never early); an undef given is checked as any other time (tester finding
+         * retest33 9: all three were required) */
+        vivify = MCPOOL_LEASE_DEFAULT_VIVIFY_TTL;
+        if (vivify_ttl)
+            MCP_TIME_OR(vivify, vivify_ttl, "vivify_ttl", "get_lease", k, klen, XSRETURN_EMPTY);
+        if (recache_below)
+            MCP_TIME_OR(recache, recache_below, "recache_below", "get_lease", k, klen, XSRETURN_EMPTY);
         MCP_CORE(st = mcpool_client_get_lease(m->client, k, klen, vivify, recache, &lease, &item));
         if (st != MCPOOL_OK)
             XSRETURN_EMPTY;
@@ -3501,7 +3510,7 @@ get_lease(m, key, vivify_ttl, recache_below)
         XSRETURN(3);
 
 void
-invalidate(m, key, stale_ttl)
+invalidate(m, key, stale_ttl = NULL)
         Mcpool m
         SV *key
         SV *stale_ttl
@@ -3509,10 +3518,11 @@ invalidate(m, key, stale_ttl)
         STRLEN klen;
         const uint8_t *k;
         mcpool_status st;
-        uint32_t stale = 0;
+        uint32_t stale = MCPOOL_LEASE_DEFAULT_STALE_TTL; /* omitted: the core's default */
     PPCODE:
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "invalidate");
-        MCP_TIME(stale, stale_ttl, "stale_ttl", "invalidate", k, klen);
+        if (stale_ttl)
+            MCP_TIME(stale, stale_ttl, "stale_ttl", "invalidate", k, klen);
         MCP_CORE(st = mcpool_client_invalidate(m->client, k, klen, stale));
         RETURN_STATUS(st);
 

@@ -1426,9 +1426,11 @@ Java's C<CasResult.NOT_STORED>, so no answer is reported as another);
 =item nothing (C<undef> in scalar context)
 
 an error, as for C<cas>: C<last_error> says why. A C<$cas> of 0 (C<cas "k": invalid cas: 0>)
-or a token C<cas> refuses (C<cas_result "k": the CAS unique must be a decimal integer ...>),
+or a token C<cas> refuses (C<cas "k": the CAS unique must be a decimal integer ...>),
 a bad key or time, an unreachable server or a timeout (with C<fail_open> too, as C<cas>: a
-C<cas> whose reply was lost may have been applied). An undef or reference key croaks, as for
+C<cas> whose reply was lost may have been applied). C<last_error> names the command, C<cas>,
+for its arguments and the server's answers, and the method, C<cas_result>, only where the
+client itself refuses every call (read-only, no servers). An undef or reference key croaks (naming C<cas_result>), as for
 C<cas>.
 
 =back
@@ -1732,7 +1734,7 @@ event callback queues them (it runs inside the core's call, where no Perl code m
 most 64 are kept, and older ones are reported as one C<{ kind =E<gt> 'dropped', count =E<gt> N }>
 first.
 
-=item get_lease ($key, $vivify_ttl, $recache_below)
+=item get_lease ($key, [$vivify_ttl, [$recache_below]])
 
 mcpool extension (meta protocol only: C<protocol =E<gt> 'meta'>; otherwise nothing is returned
 and C<last_error> says why): in list context C<($state, $value, $cas)>, in scalar context
@@ -1743,8 +1745,9 @@ value), C<'recompute'> (this caller alone should recompute and C<set> it; C<$val
 stale value or undef) and C<'wait'> (another caller is recomputing; C<$value> is the stale
 value or undef). C<$cas> is the CAS unique of the item returned (the value or the stale
 value), and C<undef> when there is none (a miss, as the C<'recompute'> of a new key: no item
-is returned, and no item has CAS 0, which C<cas> refuses), as Python's C<None>. A miss creates the key empty for C<$vivify_ttl> seconds; with
-C<$recache_below> above 0 a hit with fewer seconds left also hands out C<'recompute'>, once.
+is returned, and no item has CAS 0, which C<cas> refuses), as Python's C<None>. A miss creates the key empty for C<$vivify_ttl> seconds (30 when omitted,
+as in Python: the C header's C<MCPOOL_LEASE_DEFAULT_VIVIFY_TTL>); with
+C<$recache_below> (0 when omitted: never early) above 0 a hit with fewer seconds left also hands out C<'recompute'>, once.
 That placeholder is a miss for this client's plain reads (C<get>, C<gets>, C<get_multi>: the
 core reads memcached's flag on it); C<add> fails until the winner's C<set> replaces it, and a
 text or binary protocol client reads it as an empty value. A stale value may be empty
@@ -1753,10 +1756,10 @@ C<$recache_below> took its token: an empty value stored as bytes (flags 0) is th
 one (a miss) until it is set again, while an empty character string stored with
 C<utf8 =E<gt> 1> (flags of its own) stays a value (docs/protocols.md, "Leases").
 
-=item invalidate ($key, $stale_ttl)
+=item invalidate ($key, [$stale_ttl])
 
-mcpool extension (meta protocol only): marks the key stale for C<$stale_ttl> seconds instead
-of deleting it, so C<get_lease> readers keep the old value while one recomputes. True, false
+mcpool extension (meta protocol only): marks the key stale for C<$stale_ttl> seconds (30 when
+omitted, as in Python: C<MCPOOL_LEASE_DEFAULT_STALE_TTL>) instead of deleting it, so C<get_lease> readers keep the old value while one recomputes. True, false
 when the key did not exist, nothing on an error. Plain reads still return the old value.
 memcached gives the recompute token to the first read of the stale item, whatever it asks:
 C<get>, C<get_multi> and C<gat> hand it back (one more round trip), so the next C<get_lease>

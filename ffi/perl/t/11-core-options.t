@@ -193,6 +193,13 @@ for my $proto (qw(text meta binary)) {
     is($u->get("${p}empty-text"), '', '... still a value for get');
     ok(!$m->invalidate("${p}nokey", 30) && defined $m->invalidate("${p}nokey", 30),
         'invalidate of a missing key: false, not an error');
+    # The times may be omitted: the core's defaults, 30 s and 0 (tester finding retest33 9).
+    is(($m->get_lease("${p}lease-default"))[0], 'recompute', 'get_lease with the key alone');
+    is(($m->get_lease("${p}lease-default"))[0], 'wait', '... the next caller waits');
+    ok($m->set("${p}lease-default", 'v', 1000), '... stored, for 1000 s');
+    ok($m->invalidate("${p}lease-default"), 'invalidate with the key alone');
+    my $ttl = ($m->meta_info("${p}lease-default") // {})->{ttl};
+    ok(defined $ttl && $ttl > 0 && $ttl <= 30, "... stale for the default 30 s (" . ($ttl // 'undef') . ")");
     my $text = Mcpool->new({ servers => [$srv] });
     is_deeply([$text->get_lease("${p}lease", 30, 0)], [], 'leases need the meta protocol: nothing');
     like($text->last_error, qr/meta|unsupported/i, '... and last_error says so');

@@ -82,11 +82,11 @@ for my $proto (qw(text binary meta)) {
     is($m->get($k), 'orig', '... nothing stored');
     ok(!defined $m->cas_result($k, "$cv->[0]abc", 'new'), "$proto: a token cas refuses: undef");
     like(Mcpool::last_error(),
-         qr/^cas_result "\Q$k\E": the CAS unique must be a decimal integer from 1 to 18446744073709551615/,
+         qr/^cas "\Q$k\E": the CAS unique must be a decimal integer from 1 to 18446744073709551615/,
          '... last_error names the call, the key and why');
     is($m->gets($k)->[0], $cv->[0], '... the item untouched');
     ok(!defined $m->cas_result($k, $cv->[0], 'new', 2**31), "$proto: a time above 2**31-1: undef");
-    like(Mcpool::last_error(), qr/^cas_result "\Q$k\E": invalid ttl: 2147483648/, '... last_error names the time');
+    like(Mcpool::last_error(), qr/^cas "\Q$k\E": invalid ttl: 2147483648/, '... last_error names the time');
     is($m->get($k), 'orig', '... nothing stored');
     ok(!eval { $m->cas_result($k, $cv->[0]); 1 }, "$proto: without a value: croaks");
     like($@, qr/^Usage: \$memd->cas_result\(\$key, \$cas, \$value\[, \$expiration_time\]\)/, '... with the usage');

@@ -3516,7 +3516,7 @@ static PyObject *Client_get_lease(ClientObject *self, PyObject *const *args, Py_
     if (parse_args("get_lease", args, nargs, kw, names, 3, 3, 3, 1, a) < 0)
         return NULL;
     if (a[1] == NULL) {
-        vivify = 30;
+        vivify = MCPOOL_LEASE_DEFAULT_VIVIFY_TTL;
     } else if (time_arg(a[1], "get_lease", a[0], "vivify_ttl", &vivify) < 0) {
         return NULL;
     }
@@ -3560,7 +3560,7 @@ static PyObject *Client_invalidate(ClientObject *self, PyObject *const *args, Py
     PyObject *a[2];
     const uint8_t *k;
     size_t kn;
-    uint32_t stale = 30;
+    uint32_t stale = MCPOOL_LEASE_DEFAULT_STALE_TTL;
     mcpool_status st;
     PyObject *own;
     CHECK_OPEN(self);

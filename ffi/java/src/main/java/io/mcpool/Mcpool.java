@@ -1959,6 +1959,21 @@ public final class Mcpool implements AutoCloseable {
         }
     }
 
+    /** The {@code vivifyTtl} of {@link #getLease(String)}: 30 seconds (the C header's
+     * MCPOOL_LEASE_DEFAULT_VIVIFY_TTL, the Python and Perl bindings' default). */
+    public static final int LEASE_DEFAULT_VIVIFY_TTL = 30;
+
+    /** The {@code staleTtl} of {@link #invalidate(String)}: 30 seconds (the C header's
+     * MCPOOL_LEASE_DEFAULT_STALE_TTL, the Python and Perl bindings' default). */
+    public static final int LEASE_DEFAULT_STALE_TTL = 30;
+
+    /** {@link #getLease(String, int, int)} with the default placeholder life,
+     * {@link #LEASE_DEFAULT_VIVIFY_TTL}, and no early recompute ({@code recacheBelow} 0), as
+     * Python's and Perl's {@code get_lease(key)}. */
+    public Lease getLease(String key) {
+        return getLease(key, LEASE_DEFAULT_VIVIFY_TTL, 0);
+    }
+
     /**
      * A read that hands out the right to recompute a missing or stale value to one caller
      * at a time (meta protocol only: {@link Builder#protocol} {@code "meta"}; otherwise a
@@ -2000,6 +2015,16 @@ public final class Mcpool implements AutoCloseable {
      * or {@code staleTtl} runs out (docs/protocols.md, "Plain reads of an invalidated
      * item"). */
     public boolean invalidate(String key, int staleTtl) {
+        return invalidateFor(key, staleTtl);
+    }
+
+    /** {@link #invalidate(String, int)} for {@link #LEASE_DEFAULT_STALE_TTL} seconds, as
+     * Python's and Perl's {@code invalidate(key)}. */
+    public boolean invalidate(String key) {
+        return invalidateFor(key, LEASE_DEFAULT_STALE_TTL);
+    }
+
+    private boolean invalidateFor(String key, int staleTtl) {
         byte[] k = key(key);
         long h = nc.acquire();
         try {

@@ -706,4 +706,24 @@ public class McpoolTest extends ServerTestBase {
             }
         }
     }
+
+    /** getLease(key) and invalidate(key) take the core's default times, as Python's and
+     * Perl's do (tester finding retest33 9: Perl had none, Java neither); the constants are
+     * the C header's. */
+    @Test
+    public void leaseTimesMayBeOmittedAndAreTheCoresDefaults() throws Exception {
+        String header = new String(java.nio.file.Files.readAllBytes(
+            java.nio.file.Paths.get("../../include/mcpool.h")), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(header.contains("#define MCPOOL_LEASE_DEFAULT_VIVIFY_TTL " + Mcpool.LEASE_DEFAULT_VIVIFY_TTL + "\n"));
+        assertTrue(header.contains("#define MCPOOL_LEASE_DEFAULT_STALE_TTL " + Mcpool.LEASE_DEFAULT_STALE_TTL + "\n"));
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).protocol("meta").build()) {
+            String k = "lease:default:" + System.nanoTime();
+            assertEquals(Lease.State.RECOMPUTE, mc.getLease(k).state());
+            assertEquals(Lease.State.WAIT, mc.getLease(k).state());
+            assertTrue(mc.set(k, "v", 1000));
+            assertTrue(mc.invalidate(k));
+            long ttl = mc.metaInfo(k).ttlSeconds();
+            assertTrue("stale for the default time: " + ttl, ttl > 0 && ttl <= Mcpool.LEASE_DEFAULT_STALE_TTL);
+        }
+    }
 }
