@@ -446,3 +446,57 @@ fn set_multi_noreply_through_a_proxy_answers_each_store() {
         }
     }
 }
+
+/// Commands twemproxy does not support (`gat`, `stats`, every meta request) make it close
+/// the connection before any reply: through `proxy-pool` that is the call's error, saying
+/// why, and no failure of the proxy, so a few of them no longer mark every proxy dead and
+/// stop the ordinary traffic (tester finding proxy 3).
+#[test]
+fn commands_a_proxy_does_not_support_fail_alone_and_mark_no_proxy_dead() {
+    let mcs = [Memcached::start(&[])];
+    let (a, b) = (Nutcracker::start(&mcs), Nutcracker::start(&mcs));
+    let c = proxy_client(&[&a, &b]); // failure_limit 2
+    assert!(c.set("k", "v", 0).unwrap().is_stored());
+    for _ in 0..6 {
+        let e = c.gat("k", 100).unwrap_err();
+        let text = e.to_string();
+        assert!(
+            text.contains("closed the connection before its reply")
+                && text.contains("does not support"),
+            "{text}"
+        );
+        for (_, r) in c.stats(None) {
+            assert!(r.unwrap_err().to_string().contains("does not support"));
+        }
+    }
+    let meta = Client::builder()
+        .servers([a.addr(), b.addr()])
+        .distribution("proxy-pool".parse().unwrap())
+        .protocol(mcpool::Protocol::Meta)
+        .failure_limit(2)
+        .build()
+        .unwrap();
+    for _ in 0..4 {
+        let e = meta.get("k").unwrap_err();
+        assert!(e.to_string().contains("does not support"), "{e}");
+    }
+    for client in [&c, &meta] {
+        for s in client.server_states() {
+            assert!(s.alive && s.failures == 0, "{s:?}");
+        }
+    }
+    // The ordinary traffic goes on, through the first proxy.
+    assert_eq!(c.get("k").unwrap().as_deref(), Some(&b"v"[..]));
+    assert!(c.set("k", "w", 0).unwrap().is_stored());
+    // A proxy that is gone still counts: its connects are refused.
+    drop(a);
+    for _ in 0..4 {
+        let _ = c.get("k");
+    }
+    assert!(
+        !c.server_states()[0].alive || c.server_states()[0].failures > 0,
+        "{:?}",
+        c.server_states()
+    );
+    assert_eq!(c.get("k").unwrap().as_deref(), Some(&b"w"[..]));
+}
