@@ -607,8 +607,11 @@ impl fmt::Display for Error {
                 ),
                 None => write!(f, "I/O error talking to {server}: {source}"),
             },
+            // The reply quoted, naming who answered: "server error from X: Connection
+            // refused" read as a refused connect to X, where a proxy X answered for its
+            // backend (tester finding proxy 4).
             Error::Server { server, message } => {
-                write!(f, "server error from {server}: {message}")
+                write!(f, "{server} answered SERVER_ERROR {message}")
             }
             Error::Client { server, message } => {
                 write!(f, "client error from {server}: {message}")

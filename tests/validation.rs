@@ -442,3 +442,33 @@ fn an_address_with_a_scheme_is_refused_whole_saying_why() {
         .build()
         .unwrap();
 }
+
+/// twemproxy hashes the whole key it receives, prefix included: a twemproxy placement with
+/// `hash_key_prefix(false)` and a prefix could never agree with nutcracker, and is refused
+/// (tester finding proxy 6: accepted, then most keys on another server). Without a prefix,
+/// or with the default, it builds.
+#[test]
+fn a_twemproxy_placement_that_skips_the_prefix_is_refused() {
+    for d in ["twemproxy-ketama", "twemproxy:hash=md5,distribution=ketama"] {
+        let build = |prefix: &str, hash_prefix: Option<bool>| {
+            let mut b = Client::builder()
+                .server("127.0.0.1:1")
+                .server("127.0.0.1:2")
+                .min_idle(0)
+                .distribution(d.parse().unwrap())
+                .key_prefix(prefix);
+            if let Some(on) = hash_prefix {
+                b = b.hash_key_prefix(on);
+            }
+            b.build()
+        };
+        let m = config_error(d, build("app:", Some(false)));
+        assert!(
+            m.contains("hash_key_prefix=false") && m.contains("nutcracker"),
+            "{m}"
+        );
+        assert!(build("app:", Some(true)).is_ok(), "{d}");
+        assert!(build("app:", None).is_ok(), "{d}");
+        assert!(build("", Some(false)).is_ok(), "{d}");
+    }
+}

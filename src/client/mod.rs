@@ -117,6 +117,20 @@ impl Client {
             return Err(Error::Config("no servers given".into()));
         }
         config.check_limits()?;
+        let twemproxy = matches!(&config.distribution, Distribution::TwemproxyKetama)
+            || matches!(&config.distribution, Distribution::Setting(s)
+                if s.client() == crate::route::setting::Client::Twemproxy);
+        if twemproxy && config.hash_key_prefix == Some(false) && !config.key_prefix.is_empty() {
+            // nutcracker hashes the key it receives, prefix included: such a client could
+            // never place a key where nutcracker does (tester finding proxy 6: most keys on
+            // another server, accepted without a word).
+            return Err(Error::Config(format!(
+                "hash_key_prefix=false with the {} placement: twemproxy hashes the whole key \
+                 it receives, key_prefix included, so keys would not be placed where \
+                 nutcracker places them (leave hash_key_prefix unset or true)",
+                config.distribution.name()
+            )));
+        }
         if config.protocol == crate::proto::Protocol::Text && !config.key_prefix.is_empty() {
             // A prefix the text protocol cannot send would fail every key at its first call:
             // refused here, by the rule every text key is checked by (binary and meta send any
