@@ -83,7 +83,10 @@ pub(crate) struct Marked {
 pub struct ServerState {
     /// `host:port`.
     pub server: String,
-    /// False while the server is marked dead and not yet due for a retry.
+    /// False while the server is marked dead and not yet due for a retry, and while a
+    /// server that joined dead (added by `set_servers` under an ejecting failover while it
+    /// did not answer) has not yet been found answering by a try of its own: whether calls
+    /// may go to it now.
     pub alive: bool,
     /// Consecutive failures so far.
     pub failures: u32,
@@ -377,7 +380,10 @@ impl Health {
         let now = now_ms();
         ServerState {
             server: server.to_owned(),
-            alive: until == 0 || now >= until,
+            // A server that joined dead stays out of the ring until a try finds it
+            // answering, its retry due or not (tester finding retest34 2: "alive" while no
+            // call went to it).
+            alive: (until == 0 || now >= until) && !self.is_unproven(),
             failures: self.failures.load(Ordering::Relaxed),
             retry_in: (until > now).then(|| Duration::from_millis(until - now)),
         }
@@ -415,7 +421,9 @@ mod tests {
         h.come_due();
         assert!(h.may_try(), "due");
         assert!(h.is_ejected(1), "due, but out of the ring");
+        assert!(!h.snapshot("x").alive, "due, but no call goes to it");
         assert!(h.begin_probe(), "this caller tries it");
+        assert!(!h.snapshot("x").alive, "while its try runs");
         assert!(!h.begin_probe(), "one try at a time");
         h.end_probe(false);
         assert!(h.is_ejected(1) && !h.may_try(), "rests again");
@@ -424,6 +432,7 @@ mod tests {
         h.end_probe(true);
         assert!(!h.is_ejected(1) && h.may_try() && h.is_healthy(), "back");
         assert!(!h.is_unproven() && !h.begin_probe());
+        assert!(h.snapshot("x").alive, "back: alive");
     }
 
     #[test]

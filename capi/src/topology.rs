@@ -175,8 +175,9 @@ const REASON_MAX: usize = 1024;
 /// returned N" / "host name did not resolve" in their message (`resolving HOST: REASON`), so
 /// that a binding's resolver that raised, or answered something that is no address list,
 /// can say which (tester finding retest31 5). Used only when the callback returns non-zero
-/// or adds no address; a later call replaces an earlier one, an empty reason removes it, and
-/// control characters are shown escaped (`\n`).
+/// or adds no address; a later call replaces an earlier one, an empty reason (or one of white
+/// space only) removes it, and control characters and U+2028/U+2029 are shown escaped
+/// (`\n`, `\u{2028}`).
 ///
 /// Returns `MCPOOL_INVALID_ARGUMENT` for a NULL `out`, a NULL `reason` with a non-zero
 /// length, or bytes that are not UTF-8; `MCPOOL_VALUE_TOO_LARGE` past 1024 bytes.
@@ -205,12 +206,14 @@ pub unsafe extern "C" fn mcpool_resolved_set_reason(
         }?;
         let text = std::str::from_utf8(bytes)
             .map_err(|_| Failure::invalid("reason is not UTF-8".to_string()))?;
-        // An empty one says nothing: the default message stays. Control characters are
-        // escaped, never carried into a message a terminal shows (tester finding retest33 6).
-        out.reason = (!text.is_empty()).then(|| {
+        // An empty one, or one of white space only, says nothing: the default message
+        // stays. Control characters and the line and paragraph separators (U+2028, U+2029:
+        // line breaks to some log viewers) are escaped, never carried into a message a
+        // terminal or a log shows (tester findings retest33 6, retest34 4).
+        out.reason = (!text.trim().is_empty()).then(|| {
             text.chars()
                 .map(|c| {
-                    if c.is_control() {
+                    if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
                         c.escape_default().to_string()
                     } else {
                         c.to_string()

@@ -3510,6 +3510,9 @@ static int resolve_fails(void *userdata, const char *host, size_t host_len, uint
 
 /* A resolver that says why it found nothing (tester finding retest31 5): the reason, not
  * "resolver callback returned N", in the error. */
+/* The userdata that asks resolve_with_reason for a reason of white space only. */
+static char blank_reason;
+
 static int resolve_with_reason(void *userdata, const char *host, size_t host_len,
                                uint16_t port, mcpool_resolved *out) {
     (void)host, (void)host_len, (void)port;
@@ -3519,7 +3522,13 @@ static int resolve_with_reason(void *userdata, const char *host, size_t host_len
     static char longer[1025];
     memset(longer, 'a', sizeof longer);
     CHECK(mcpool_resolved_set_reason(out, longer, sizeof longer) == MCPOOL_VALUE_TOO_LARGE);
-    CHECK(mcpool_resolved_set_reason(out, S("the catalogue\nlists no instance")) == MCPOOL_OK);
+    CHECK(mcpool_resolved_set_reason(out, S("the catalogue\nlists no instance\xe2\x80\xa8yet"))
+          == MCPOOL_OK);
+    if (userdata == &blank_reason) {
+        /* white space only says nothing: the default message (tester finding retest34 4) */
+        CHECK(mcpool_resolved_set_reason(out, S("  \t ")) == MCPOOL_OK);
+        return 3;
+    }
     /* returning 0 with no address, or an error: the reason either way */
     return userdata != NULL ? 3 : 0;
 }
@@ -3639,11 +3648,20 @@ static void test_resolver(void) {
         item = NULL;
         st = mcpool_client_get(c, K(key), &item);
         CHECK(st != MCPOOL_OK && st != MCPOOL_NOT_FOUND);
-        /* a control character shown escaped (retest33 6) */
-        CHECK(strstr(mcpool_last_error_message(), "the catalogue\\nlists no instance") != NULL);
+        /* a control character and U+2028 shown escaped (retest33 6, retest34 4) */
+        CHECK(strstr(mcpool_last_error_message(),
+                     "the catalogue\\nlists no instance\\u{2028}yet") != NULL);
         CHECK(strstr(mcpool_last_error_message(), "returned") == NULL);
         mcpool_client_free(c);
     }
+    EXPECT(mcpool_config_set_resolver(cfg, resolve_with_reason, &blank_reason), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
+    item = NULL;
+    st = mcpool_client_get(c, K(key), &item);
+    CHECK(st != MCPOOL_OK && st != MCPOOL_NOT_FOUND);
+    CHECK(strstr(mcpool_last_error_message(), "resolver callback returned 3") != NULL);
+    CHECK(strstr(mcpool_last_error_message(), "catalogue") == NULL);
+    mcpool_client_free(c);
 
     /* NULL removes the resolver: the system's resolver does not know the name. */
     EXPECT(mcpool_config_set_resolver(cfg, NULL, NULL), MCPOOL_OK);

@@ -275,7 +275,12 @@ public class MemCachedClient {
 
     /** Stores only if the CAS unique (from {@link #gets}) still matches; a {@code casUnique}
      * of 0 is a caller's error, thrown as {@link ClientException} MCPOOL_INVALID_ARGUMENT with
-     * nothing sent (the binary protocol would store unconditionally). */
+     * nothing sent (the binary protocol would store unconditionally). As Whalin's, every
+     * other failure answers {@code false} too, including a timeout after the request was
+     * sent, which may still have stored the value: {@code false} does not tell "changed
+     * since gets" from "unknown" (tester finding retest34 3). A retry loop that must not apply
+     * its update twice uses {@link Mcpool#casResult} of an {@link Mcpool} client of the same
+     * servers, which throws for a timeout and names each answer. */
     public boolean cas(String key, Object value, long casUnique) { return cas(key, value, null, casUnique); }
     /** {@link #cas(String, Object, long)} expiring at {@code expiry}, as {@link #set(String, Object, Date)}. */
     public boolean cas(String key, Object value, Date expiry, long casUnique) {
