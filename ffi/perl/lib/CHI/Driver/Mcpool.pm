@@ -126,17 +126,69 @@ sub unescape_key {
     return $key;
 }
 
-# A miss is undef; a failed read (a key refused, a server down or timing out, a value that
-# does not decode) dies with the core's message, which CHI hands to on_get_error (by default
-# logged, and the get returns undef). Told apart by last_error: after a call it is that
-# call's failure or nothing.
+# A miss is undef. A failed read (a key refused, a server down or timing out, a value that
+# does not decode) is told apart by last_error (after a call it is that call's failure or
+# nothing) and goes to on_get_error once, whichever CHI method read:
+#  - get()'s own read (marked _fetch_dies by the two wrappers below) dies with the core's
+#    message, which get() catches and hands to on_get_error (counted in CHI's stats as a get
+#    error; the get returns undef), as before;
+#  - every other read (get_object, get_expires_at, is_valid, exists_and_is_expired, expire,
+#    add, replace, append, fetch itself) is a bare $self->fetch in CHI::Driver, with no eval
+#    around it: fetch hands the error to on_get_error itself (CHI's _handle_get_error, as
+#    get() does; CHI's stats count get()'s errors only) and answers a miss. It used to die
+#    out of those methods, even with on_get_error => 'ignore', where
+#    CHI::Driver::Memcached::Fast answers a miss (tester finding frameworks 2).
+# A die that is not the core's failure (a signal handler's, a callback's) is not caught here:
+# it leaves every method but get() as it did.
 sub fetch {
     my ($self, $key) = @_;
+    my $dies = delete $self->{_fetch_dies};    # one read only: get()'s own
     my $v = $self->{memd}->get($self->escape_key($key));
     return $v if defined $v;
     my $err = Mcpool::last_error();
-    Carp::croak("Mcpool: get $key failed: $err") if length $err;
+    return undef unless length $err;
+    my $error = "Mcpool: get $key failed: $err";
+    Carp::croak($error) if $dies;
+    $self->_handle_get_error(Carp::shortmess($error), $key);
     return undef;
+}
+
+# get() reads through get_object inside its eval, unless it is given the object (get_multi_*
+# passes obj => ...): get marks that one read as get()'s (_get_reads), and get_object passes
+# the mark on to its fetch, for that call only (_fetch_dies), so that a read made while get()
+# runs but not by it (an expire_if callback, IsSizeAware's get_object before a busy_lock's
+# set_object, an on_get_error handler) is reported by fetch as every other read is. Dynamic
+# scope, no caller() inspection (tester finding frameworks 2).
+around 'get' => sub {
+    my ($orig, $self, @args) = @_;
+    my $reads = do { no warnings 'misc'; my (undef, %p) = @args; !$p{obj} };
+    local $self->{_get_reads} = $reads;
+    return $self->$orig(@args);
+};
+
+around 'get_object' => sub {
+    my ($orig, $self, @args) = @_;
+    local $self->{_fetch_dies} = delete $self->{_get_reads};
+    return $self->$orig(@args);
+};
+
+# CHI's append (CHI::Driver::Role::Universal transforms the key first), with the failure of its
+# store reported to on_set_error as set()'s is (CHI calls store bare there, so a failed store
+# died out of append: tester finding frameworks 2); true when the key was found, as there
+# (CHI::Driver::Memcached::Fast's append also answers 1 when its store fails).
+sub append {
+    my ($self, $key, $new) = @_;
+    my $current = $self->fetch($key) or return undef;
+    my $data = $current . $new;
+    return 1 if eval { $self->store($key, $data); 1 };
+    my $error = $@;
+    # the object the store would have held, for on_set_error's message (its size, expiry)
+    my $obj = $self->unpack_from_data($key, $data);
+    $obj = $self->cache_object_class->new($key, $data, time, CHI::Constants::CHI_Max_Time(),
+        CHI::Constants::CHI_Max_Time(), $self->serializer)
+        unless ref $obj && defined $obj->expires_at;
+    $self->_handle_set_error($error, $obj);
+    return 1;
 }
 
 # CHI catches what store dies with and applies on_set_error: a failed store (server down,
@@ -304,11 +356,58 @@ with its own expiration time), C<remove_multi> one pipelined delete.
 
 =item Errors
 
-A store that fails (a down server, a value over C<max_size>, a key too long) dies with the
-core's message, so CHI's C<on_set_error> sees it. A read that fails (the same causes, or a
-value that does not decode) dies with it too, so C<on_get_error> sees it (by default CHI logs
-it and the get returns undef, as for a miss); a miss is undef. C<get_multi_*> leaves failed
-keys out, as misses.
+A server down or timing out, a key refused, a value over C<max_size> or that does not decode:
+with a server down every CHI method answers as with CHI::Driver::Memcached::Fast (a miss,
+undef, false; never an uncaught die), and each failure also reaches CHI's C<on_get_error> or
+C<on_set_error> (by default logged, as an C<error> of L<Log::Any>), which that driver, not
+seeing failures, never calls.
+
+A read that fails (C<undef> from the core with C<last_error> set) goes to C<on_get_error> once,
+with the message C<error during cache get for namespace='NS', key='KEY', cache='Mcpool':
+Mcpool: get KEY failed: I<the core's message> at FILE line N.>, and the method then answers
+as for a miss:
+
+=over
+
+=item *
+
+C<get>, C<get_object> and C<fetch> return undef; C<get_expires_at>, C<is_valid> and
+C<exists_and_is_expired> return nothing (false); C<expire>, C<replace> and C<append> return
+false and store nothing.
+
+=item *
+
+C<add> and C<compute> go on as for a miss: they store (a store that fails goes to
+C<on_set_error>) and return the value (C<compute>, the code's).
+
+=back
+
+For C<get> it is CHI's own handling, as for every driver (C<get> catches the read's die; the
+key is the one given; CHI's stats count it in C<get_errors>). The other methods call the
+driver's read with nothing around it (CHI::Driver), so the driver reports the failure itself,
+through the same C<on_get_error> (the key as CHI transformed it: a reference serialized, a
+long key digested; not counted in C<get_errors>, which counts C<get>'s only). Each failure is
+reported once: a read of C<get>'s is never reported again by the driver, and a read made
+while C<get> runs but not by it (an C<expire_if> callback, an C<on_get_error> handler that
+reads) is reported as any other. With C<< on_get_error => 'die' >> every such read dies with
+that message (the stock driver answers a miss); with C<'ignore'> nothing dies and nothing is
+said.
+
+A store that fails dies with the core's message (C<Mcpool: set KEY failed: ...>) inside
+CHI's C<set>, so C<on_set_error> sees it and C<set> returns the value; so for C<set>,
+C<compute>, C<add>, C<replace>, C<expire> and each failed item of C<set_multi>. C<append>'s
+store (which CHI calls with nothing around it) is reported to C<on_set_error> by the driver,
+and C<append> returns true, as the stock driver's does when its store fails.
+
+C<get_multi_hashref>, C<get_multi_arrayref>, C<get_multi_hashref_objects> and
+C<fetch_multi_hashref> leave a key that failed out, as a miss, and C<remove> and
+C<remove_multi> of a key whose server is down do nothing, all without C<on_get_error> or
+C<on_set_error> and as the stock driver does. C<clear>, C<get_keys> and the others memcached
+cannot do croak whatever the servers' state, as there (L</Unsupported>).
+
+A die that is not a failure the core reports (a C<$SIG{ALRM}> handler's, say) is not caught
+by the driver: it leaves every method as before (C<get>'s own C<eval> hands one to
+C<on_get_error>).
 
 =item Unsupported
 
@@ -331,7 +430,9 @@ value.
 =head1 TESTS
 
 F<t/10-chi.t> runs CHI's own driver test suite (CHI::t::Driver, from Debian's libchi-perl)
-against a private memcached, as CHI::Driver::Memcached's tests do.
+against a private memcached, as CHI::Driver::Memcached's tests do. F<t/53-chi-server-down.t>
+runs every CHI method with a server down (the only server a closed port, and a live memcached
+plus a closed port) beside CHI::Driver::Memcached::Fast and compares their answers.
 
 =head1 SEE ALSO
 
