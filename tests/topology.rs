@@ -901,8 +901,10 @@ fn a_server_added_while_down_comes_back_only_once_it_answers() {
     assert!(!client.server_states()[1].alive, "joined dead");
     client.set(&k, b"v2", 0).unwrap();
     wait_until("its retry due", Duration::from_secs(10), || {
-        client.server_states()[1].alive
+        client.server_states()[1].retry_in.is_none()
     });
+    // Due, but not alive until a try finds it answering (tester finding retest34 2).
+    assert!(!client.server_states()[1].alive, "due, not answering");
     // Due, but not answering: the write stays where the table without it puts the key.
     client.set(&k, b"v3", 0).unwrap();
     let on_c = Client::new([c.addr()]).unwrap();
@@ -963,8 +965,10 @@ fn the_try_of_a_server_that_joined_dead_is_no_calls_time() {
     client.set_servers([a.addr(), hole.addr()]).unwrap();
     assert!(!client.server_states()[1].alive, "joined dead");
     wait_until("its retry due", Duration::from_secs(10), || {
-        client.server_states()[1].alive
+        client.server_states()[1].retry_in.is_none()
     });
+    // Due, but not alive until a try finds it answering (tester finding retest34 2).
+    assert!(!client.server_states()[1].alive, "due, not answering");
     // Every key is A's while the other is out; each call takes its own time only.
     for _ in 0..5 {
         let started = Instant::now();
