@@ -100,3 +100,45 @@ def test_client_negative_fraction_time_stores_the_item_expired(server, prefix, t
         assert mc.get(k) is None
     assert mc.add(k, "v", t) is True and mc.get(k) is None
     assert mc.add_multi({k: "v"}, t) == [] and mc.get(k) is None
+
+
+CROSS_VALUES = [5, -3, 2 ** 70, 10 ** 30, "héllo", "", b"by", b"", {"a": [1, 2.5]}, [1, "x"],
+                (1,), 1.5, True, False, None]
+
+
+@pytest.mark.parametrize("peer,preset", [("pylibmc", "pylibmc"),
+                                         ("python-memcached", "python-memcached")])
+def test_client_with_the_peers_preset_shares_the_cache_with_it(servers, prefix, peer, preset):
+    """A cache shared through cachelib with pylibmc or python-memcached: mcpool.Client(...,
+    preset=<the peer's>, pickle=True) writes what the peer reads and reads what it writes,
+    value and type, as the peer reads its own, on three servers (placement and value layout).
+    mcpool.Client(..., pickle=True) alone, which the README offered there, put most keys on
+    another server and wrote values the peer read as other values (b'5' for 5, the pickle's
+    bytes for a dict), silently (tester finding frameworks 1): the README now offers it only
+    for a cache no other client reads."""
+    location = [s.addr for s in servers]
+    real = {"pylibmc": real_pylibmc, "python-memcached": real_memcache}[peer]
+    theirs = cachelib.MemcachedCache(servers=real.Client(location), key_prefix=prefix)
+    mine = cachelib.MemcachedCache(
+        servers=mcpool.Client(location, preset=preset, pickle=True), key_prefix=prefix)
+    for i, v in enumerate(CROSS_VALUES * 3):  # each value on more than one server
+        k = "v%d" % i
+        theirs.set(k, v)
+        own = outcome(theirs.get, k)  # the peer's reading of its own value
+        assert outcome(mine.get, k) == own, (v, own)
+        mine.set(k + "r", v)
+        assert outcome(theirs.get, k + "r") == own, (v, own)
+        assert outcome(mine.get, k + "r") == own, (v, own)
+    assert mine.get_dict("v0", "v4") == theirs.get_dict("v0", "v4") == {"v0": 5, "v4": "héllo"}
+    # without the preset the peer reads values wrong where it finds them (the README's bold
+    # warning): an int as its text's bytes, a str as its UTF-8 bytes
+    plain = cachelib.MemcachedCache(servers=mcpool.Client(location[:1], pickle=True),
+                                    key_prefix=prefix + "p")
+    alone = cachelib.MemcachedCache(servers=real.Client(location[:1]), key_prefix=prefix + "p")
+    plain.set("n", 5)
+    plain.set("s", "héllo")
+    if peer == "pylibmc":
+        assert alone.get("n") == b"5" and alone.get("s") == "héllo".encode()
+    else:
+        with pytest.raises(Exception):  # python-memcached: flags it does not know
+            alone.get("n")

@@ -922,7 +922,8 @@ def test_a_timeout_past_what_memcached_holds_is_its_last_moment_never_an_error(s
 def test_the_options_of_djangos_own_backends_are_read(prefix):
     """OPTIONS written for Django's PyLibMCCache ({"binary": True, "behaviors": {"ketama":
     True}}) and PyMemcacheCache (no_delay, ignore_exc, max_pool_size, use_pooling) were
-    refused as unknown options: now read as mcpool's (tester finding frameworks 4).
+    refused as unknown options: now read as mcpool's (tester finding frameworks 4), under
+    any preset (test_django_peer_options.py: all of them under their client's preset).
     PyLibMCCache's place every key where PyLibMCCache does, and both read each other's
     values."""
     require("pylibmc", "python3-pylibmc")
@@ -953,8 +954,14 @@ def test_the_options_of_djangos_own_backends_are_read(prefix):
                 assert theirs.get(k) == [k], k
             pymc.set("x", 1)
             assert pymc.get("x") == 1
-        with pytest.raises(mcpool.ConfigurationError, match="use_pooling=False"):
-            mcpool.django.McpoolCache(location, {"OPTIONS": {"use_pooling": False}})
+        # read as mcpool.compat.pymemcache's HashClient reads them (tester finding frameworks
+        # 6: one translation): max_pool_size and pool_idle_timeout only with use_pooling,
+        # use_pooling=False (HashClient's default; mcpool pools either way) accepted
+        for opts, size in (({"use_pooling": True, "max_pool_size": 4}, 4),
+                           ({"max_pool_size": 4}, None), ({"use_pooling": False}, None)):
+            c = mcpool.django.McpoolCache(location, {"OPTIONS": opts})
+            assert c._options.get("max_size") == size, opts
+            assert isinstance(c._cache, mcpool.Client)
     finally:
         for s in ss:
             s.stop()

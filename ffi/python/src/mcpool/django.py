@@ -13,10 +13,22 @@
 
 ``OPTIONS`` are ``mcpool.Client``'s keyword arguments, forwarded as they are (so every core
 option by its name, e.g. ``"operation_timeout": "250ms"``, ``"failover": "rehash"``). The
-OPTIONS of Django's own backends are read too: ``PyLibMCCache``'s ``{"binary": True,
-"behaviors": {"ketama": True, ...}}`` as ``mcpool.compat.pylibmc`` reads pylibmc's behaviors
-(the pylibmc preset, its placement and timeouts), ``PyMemcacheCache``'s ``no_delay``,
-``ignore_exc`` (below), ``max_pool_size`` (``max_size``) and ``use_pooling``. To
+OPTIONS of Django's own backends are read too, each as the mcpool drop-in for that backend's
+client reads it (one translation, ``_peer_options``; ffi/python/README.md lists what is
+read, what is accepted without effect and what is refused): ``PyLibMCCache``'s
+``{"binary": True, "behaviors": {"ketama": True, ...}}`` as ``mcpool.compat.pylibmc`` reads
+pylibmc's behaviors (the pylibmc preset, its placement and timeouts); under the pymemcache
+preset every argument of pymemcache's ``HashClient`` (``PyMemcacheCache``'s OPTIONS:
+``retry_attempts``, ``retry_timeout``, ``timeout``, ``allow_unicode_keys``,
+``pool_idle_timeout``, ...) as ``mcpool.compat.pymemcache``'s ``HashClient`` reads it, and
+under any preset its pool and ``no_delay`` (``use_pooling``, ``max_pool_size``,
+``pool_idle_timeout``) and ``ignore_exc`` (below); under the python-memcached preset every
+argument of python-memcached's ``Client`` (``MemcachedCache``'s OPTIONS:
+``server_max_value_length``, ``socket_timeout``, ``dead_retry``, ``pickleProtocol``, ...)
+as ``mcpool.compat.memcache``'s ``Client`` reads it (tester finding frameworks 6). What
+those drop-ins refuse is refused alike; an option no one knows raises mcpool's
+``ConfigurationError`` "unknown option", naming the preset that reads it when it is an
+argument of such a client. To
 share the cache with one of Django's own memcached backends, give its client's **preset**:
 ``{"preset": "pylibmc"}`` for ``PyLibMCCache``, ``{"preset": "pymemcache"}`` for
 ``PyMemcacheCache``, ``{"preset": "python-memcached"}`` for ``MemcachedCache``: a preset sets
@@ -72,13 +84,23 @@ server's keys but not those a server answered ``SERVER_ERROR``, both), ``add``, 
 ``delete``, ``has_key``, ``incr`` and ``decr`` False (pymemcache's default, which Django
 passes on), ``set``, ``delete_many`` and ``clear`` None (tester finding partial 3: it was
 read as ``fail_open``, which answers only an outage so, and a ``SERVER_ERROR`` raised).
-Without it, mcpool's exception is raised naming the caller's key (``get_multi "k1": ...``,
+Without it, under the pymemcache preset, a server down answers as ``PyMemcacheCache`` does
+(pymemcache's ``HashClient``, as ``mcpool.compat.pymemcache`` models it): the call that
+tries the server raises, then for ``retry_timeout`` seconds (its retry window) every call on
+its keys answers that default without trying it, and at the ``retry_attempts`` + 1-th
+failed try the server leaves the hash (tester finding frameworks 3). Otherwise mcpool's
+exception is raised naming the caller's key (``get_multi "k1": ...``,
 not the backend's ``":1:k1"``), and what it carries is keyed by the caller's keys:
 ``get_many``'s ``hits`` and ``errors``, ``set_many``'s and ``delete_many``'s ``key`` and
 ``results``; ``set_many`` raises for a key whose server failed (down, an error reply), as
-``PyLibMCCache`` and ``PyMemcacheCache`` do, and lists a value too large, as ``set`` answers
+``PyLibMCCache`` does and ``PyMemcacheCache`` on the call that tries a server down (in the
+retry window it lists the keys, as there), and lists a value too large, as ``set`` answers
 it. (``InvalidCacheKey`` and ``incr``'s ``ValueError`` "Key ... not found" keep Django's own
-words, which name its key.)
+words, which name its key.) ``clear()`` with a server down answers as the stock backend:
+None under the python-memcached preset (python-memcached's ``flush_all`` skips a server it
+cannot reach, as ``mcpool.compat.memcache``'s does), under the pymemcache preset as above,
+otherwise it raises, as ``PyLibMCCache`` does (tester finding frameworks 5); the servers
+that answer are flushed either way.
 
 A value that does not unpickle
 (a class this process lacks, its ``__setstate__`` raising) raises, from ``get``,
@@ -102,7 +124,9 @@ from django.core.cache.backends.base import (
 
 import mcpool
 from mcpool.compat import socket_address as _socket_address
+from mcpool.compat import memcache as _memcache, pymemcache as _pymemcache
 from mcpool.compat.pylibmc import _mget as _pylibmc_mget, _unpickler_error
+from mcpool.compat.pymemcache import _dead, _failures
 
 # The value formats of the clients behind Django's own memcached backends: each has a preset
 # with that client's placement too.
@@ -115,32 +139,96 @@ _clients = weakref.WeakValueDictionary()
 _clients_lock = threading.Lock()
 
 
-# Django's PyMemcacheCache OPTIONS are pymemcache's HashClient arguments: the ones with an
-# mcpool equivalent, by mcpool's name (use_pooling: mcpool always pools; ignore_exc is the
-# backend's own, _ignorable).
-_PYMEMCACHE_WORDS = {"no_delay": "nodelay", "max_pool_size": "max_size"}
+# Django's PyMemcacheCache gives pymemcache's HashClient these unless OPTIONS say otherwise
+# (and serde=pickle_serde); its MemcachedCache gives python-memcached's Client pickleProtocol.
+_PYMEMCACHE_CACHE_DEFAULTS = {"allow_unicode_keys": True, "default_noreply": False}
+_MEMCACHED_CACHE_DEFAULTS = {"pickleProtocol": pickle.HIGHEST_PROTOCOL}
+# PyMemcacheCache's OPTIONS read under any preset (tester finding frameworks 4): HashClient's
+# pool and no_delay. Under the pymemcache preset every HashClient argument is read.
+_POOL_ARGS = ("no_delay", "max_pool_size", "pool_idle_timeout", "use_pooling", "lock_generator")
+# HashClient arguments that are mcpool options too: a value HashClient takes (seconds, as a
+# number) is HashClient's under the pymemcache preset, any other ("250ms") mcpool's
+_SECONDS_ARGS = ("connect_timeout", "timeout", "retry_timeout")
 
 
-def _peer_options(options):
-    """OPTIONS written for Django's own backends, read as mcpool's: PyLibMCCache's
-    ``behaviors`` as mcpool.compat.pylibmc reads pylibmc's (its preset, placement, timeouts),
-    PyMemcacheCache's ``no_delay``, ``max_pool_size`` and ``use_pooling``. Options given by
-    mcpool's own names win. (``ignore_exc``, the backend's, is taken out before.)"""
+def _core_name(name):
+    """The core's name of an OPTIONS name (an alias, any spelling), or the name as given."""
+    try:
+        return mcpool._option(mcpool._ALIASES.get(name, name))[0]
+    except Exception:
+        return name
+
+
+def _peer(options):
+    """The Django backend whose client OPTIONS' preset names (``"PyMemcache"`` in any
+    spelling the core takes): "pylibmc", "pymemcache", "python-memcached", or None."""
+    preset = _core_names(options).get("preset")
+    if preset is None:
+        return None
+    fmt = mcpool.Client(["unix:/nonexistent/0"], preset=preset).value_format
+    return fmt if fmt in _PEERS else None
+
+
+def _peer_options(options, peer):
+    """OPTIONS written for Django's own backends, read as mcpool's, by the compat module that
+    stands in for the backend's client (one translation, theirs): PyLibMCCache's
+    ``behaviors`` as mcpool.compat.pylibmc reads pylibmc's (its preset, placement, timeouts);
+    under the pymemcache preset every argument of pymemcache's HashClient (PyMemcacheCache's
+    OPTIONS) as mcpool.compat.pymemcache's HashClient reads it, and under any other preset
+    its pool and ``no_delay``; under the python-memcached preset every argument of
+    python-memcached's Client (MemcachedCache's OPTIONS) as mcpool.compat.memcache's Client
+    reads it (tester finding frameworks 6). Options given by mcpool's own names win.
+    (``ignore_exc``, the backend's, is taken out before.) Returns (options, the backend's
+    key rules: ``ascii_keys`` (HashClient's ``allow_unicode_keys=False``),
+    ``max_key_length`` (python-memcached's ``server_max_key_length``))."""
     options = dict(options)
+    theirs, rules = {}, {}
     behaviors = options.pop("behaviors", None)
     if behaviors is not None:
         from mcpool.compat.pylibmc import _numeric, _options as _pylibmc_options
         b = _numeric(behaviors)
-        for k, v in _pylibmc_options(b, [dict(b)]).items():
-            options.setdefault(k, v)
-    for theirs, ours in _PYMEMCACHE_WORDS.items():
-        if theirs in options:
-            options.setdefault(ours, options.pop(theirs))
-    if options.pop("use_pooling", True) is False:
-        raise mcpool.ConfigurationError(
-            "OPTIONS use_pooling=False: mcpool always pools connections (max_size=1 for one "
-            "connection per server)")
-    return options
+        theirs.update(_pylibmc_options(b, [dict(b)]))
+    if peer == "pymemcache":
+        args = dict(_PYMEMCACHE_CACHE_DEFAULTS, serde=_pymemcache.pickle_serde)
+        args.update((k, options.pop(k)) for k in _pymemcache._HASH_ARGS if k in options
+                    and (k not in _SECONDS_ARGS or isinstance(options[k], (int, float))))
+        hashed = _pymemcache._hash_client_options(args)
+        if "value_format" in hashed:
+            # no serde: pymemcache's bytes (str(value)), which Django's API does not make
+            raise NotImplementedError(
+                "OPTIONS serde=None: PyMemcacheCache then stores str(value) and reads bytes "
+                "back; mcpool.django stores Django's values pickled (leave serde out for "
+                "pickle_serde, PyMemcacheCache's own)")
+        hashed.pop("preset")  # OPTIONS' own
+        theirs.update(hashed)
+        rules["ascii_keys"] = not args["allow_unicode_keys"]
+    else:
+        args = {k: options.pop(k) for k in _POOL_ARGS if k in options}
+        # no_delay: without effect, TCP_NODELAY stays on (mcpool.compat.pymemcache's rule)
+        theirs.update(_pymemcache._pooling(
+            args.get("use_pooling", False), args.get("max_pool_size"),
+            args.get("pool_idle_timeout", 0), args.get("lock_generator")))
+    if peer == "python-memcached":
+        args = dict(_MEMCACHED_CACHE_DEFAULTS)
+        args.update((k, options.pop(k)) for k in _memcache._CLIENT_ARGS if k in options)
+        limit = args.get("server_max_value_length")
+        if isinstance(limit, int) and limit < 0:
+            raise mcpool.ConfigurationError(
+                "OPTIONS server_max_value_length=%d: python-memcached then refuses every "
+                "value, so MemcachedCache caches nothing; give 0 for no limit of its own, or "
+                "a number of bytes" % limit)
+        read = _memcache._memcache_client_options(args)
+        read.pop("preset")  # OPTIONS' own
+        theirs.update(read)
+        # (250 or more: memcached's own limit, which _key applies anyway as InvalidCacheKey)
+        length = args.get("server_max_key_length")
+        if args.get("check_keys", True) and length and length < 250:
+            rules["max_key_length"] = length
+    given = {_core_name(k) for k in options}
+    for k, v in theirs.items():
+        if _core_name(k) not in given:
+            options[k] = v
+    return options, rules
 
 
 def _core_names(options):
@@ -162,8 +250,31 @@ def _shared_client(servers, options):
     with _clients_lock:
         c = _clients.get(key)
         if c is None:
-            c = _clients[key] = mcpool.Client(servers, **options)
+            c = _clients[key] = _new_client(servers, options)
         return c
+
+
+# The OPTIONS of Django's own backends that need their client's preset to be read.
+_PRESET_OF = dict([(k, ("pymemcache", "PyMemcacheCache", "pymemcache's HashClient"))
+                   for k in _pymemcache._HASH_ARGS] +
+                  [(k, ("python-memcached", "MemcachedCache", "python-memcached's Client"))
+                   for k in _memcache._CLIENT_ARGS])
+
+
+def _new_client(servers, options):
+    """mcpool.Client(servers, **options). An unknown option that is an argument of a Django
+    backend's client, given without that client's preset, is refused with the core's words
+    and the preset that reads it."""
+    try:
+        return mcpool.Client(servers, **options)
+    except mcpool.ConfigurationError as e:
+        msg = str(e)
+        for name, (preset, backend, client) in _PRESET_OF.items():
+            if msg.startswith('unknown option "%s"' % name):
+                e.args = ('%s; OPTIONS %s is %s\'s (an argument of %s), read under OPTIONS '
+                          '{"preset": "%s"}' % (msg, name, backend, client, preset),)
+                break
+        raise
 
 
 @contextlib.contextmanager
@@ -269,10 +380,8 @@ def _location_address(entry, fmt):
 
     Any other entry, and every entry under another value format, is the core's to read."""
     if fmt == "pymemcache":
-        from mcpool.compat import pymemcache as _pymemcache
         return _pymemcache._address(_pymemcache.normalize_server_spec(entry))
     if fmt == "python-memcached":
-        from mcpool.compat import memcache as _memcache
         return _memcache._core_address(entry)[0]
     if fmt == "pylibmc" and entry.startswith(("/", "unix:/")):
         return _socket_address(entry[5:] if entry.startswith("unix:") else entry)
@@ -295,7 +404,16 @@ class McpoolCache(BaseCache):
         # not stored, incr False, ...), never raises (tester finding partial 3: read as
         # fail_open, which answers only an outage so; a server's error reply still raised)
         self._ignore_exc = bool(options.pop("ignore_exc", False))
-        options = _peer_options(options)
+        peer = _peer(options)
+        options, rules = _peer_options(options, peer)
+        # under the pymemcache preset a server in HashClient's retry window answers each
+        # call's default, as PyMemcacheCache (tester finding frameworks 3); under the
+        # python-memcached preset clear() skips a server it cannot reach, as MemcachedCache
+        # (finding frameworks 5)
+        self._retry_window = peer == "pymemcache"
+        self._flush_skips_down = peer == "python-memcached"
+        self._ascii_keys = rules.get("ascii_keys", False)
+        self._max_key_length = rules.get("max_key_length")
         options.setdefault("pickle", True)
         options.setdefault("pickle_protocol", pickle.HIGHEST_PROTOCOL)
         options.setdefault("pickle_subclasses", True)
@@ -309,8 +427,8 @@ class McpoolCache(BaseCache):
             # for OPTIONS that count servers), never used (a client connects at its first
             # call), since LOCATION may be what the core would refuse (inet6:[::1]:11211, a
             # relative unix:NAME)
-            fmt = mcpool.Client(["unix:/nonexistent/%d" % i for i in range(len(self._servers))],
-                                **options).value_format
+            fmt = _new_client(["unix:/nonexistent/%d" % i for i in range(len(self._servers))],
+                              options).value_format
             self._servers = [_location_address(s, fmt) for s in self._servers]
         # the value format the core resolved (any spelling, from a preset or the option)
         fmt = self._cache.value_format if self._servers else None
@@ -378,16 +496,31 @@ class McpoolCache(BaseCache):
     def _key(self, key, version):
         key = self.make_key(key, version=version)
         self.validate_key(key)
+        if self._ascii_keys:
+            # HashClient's allow_unicode_keys=False: a non-ASCII key raises pymemcache's
+            # MemcacheIllegalInputError (mcpool.compat.pymemcache's key check)
+            _pymemcache.check_key_helper(key, allow_unicode_keys=False)
+        if self._max_key_length:
+            # python-memcached's server_max_key_length: MemcachedKeyLengthError
+            _memcache._check_key(key.encode("utf-8"), self._max_key_length)
         return key
+
+    def _answers_default(self, e):
+        """Whether a call answers its default for e, every failure it carries (_failures), as
+        PyMemcacheCache does: with ``ignore_exc`` any but a refused key (_ignorable); under
+        the pymemcache preset a server in HashClient's retry window (mcpool.compat.pymemcache's
+        rule, _dead: the call that tries the server still raises)."""
+        return all((self._ignore_exc and _ignorable(f)) or (self._retry_window and _dead(f))
+                   for f in _failures(e))
 
     def _run(self, names, call, default=None):
         """call()'s answer. An mcpool error it raises names the caller's keys (names: {made
-        key: caller's key}; _rename), unless ``ignore_exc`` answers ``default(e)`` for it
-        (_ignorable) as PyMemcacheCache's pymemcache does (default None: it raises)."""
+        key: caller's key}; _rename), unless ``default(e)`` answers for it as
+        PyMemcacheCache's pymemcache does (_answers_default; default None: it raises)."""
         try:
             return call()
         except mcpool.Error as e:
-            if default is not None and self._ignore_exc and _ignorable(e):
+            if default is not None and self._answers_default(e):
                 return default(e)
             if getattr(e, "status_name", None) != "MCPOOL_INVALID_KEY":
                 _rename(e, names)  # (a refused key: InvalidCacheKey, Django's made key)
@@ -485,8 +618,10 @@ class McpoolCache(BaseCache):
                 raise refused[0]
         else:
             # a failed key raises, naming the caller's key, its `hits` and `errors` keyed
-            # by the caller's keys
-            found = self._run(key_map, lambda: self._cache.get_multi(list(key_map)))
+            # by the caller's keys; under the pymemcache preset the keys of a server in its
+            # retry window are left out, as PyMemcacheCache leaves them (_answers_default)
+            found = self._run(key_map, lambda: self._cache.get_multi(list(key_map)),
+                              lambda e: getattr(e, "hits", None) or {})
         return {key_map[k]: v for k, v in found.items()}
 
     @_keys_checked
@@ -506,10 +641,13 @@ class McpoolCache(BaseCache):
             # PyLibMCCache's and PyMemcacheCache's set_many do (mcpool.Client's set_multi
             # too; tester finding partial 4), the first in the mapping's order, naming the
             # caller's key, with `key` and `results` ({caller's key: True stored, False not
-            # stored, or its exception}); a value too large is listed, as set() answers it
+            # stored, or its exception}); a value too large is listed, as set() answers it,
+            # and so are the keys of a server in its retry window under the pymemcache preset,
+            # as PyMemcacheCache lists them (tester finding frameworks 3)
             for k in safe:
                 e = errors.get(k)
-                if e is None or getattr(e, "status_name", "") == "MCPOOL_VALUE_TOO_LARGE":
+                if e is None or getattr(e, "status_name", "") == "MCPOOL_VALUE_TOO_LARGE" \
+                        or self._answers_default(e):
                     continue
                 not_stored = set(failed)
                 e.key = k
@@ -551,6 +689,18 @@ class McpoolCache(BaseCache):
         return self._counter(key, delta, version, False)
 
     def clear(self):
+        """Flushes every server. A server down raises, as PyLibMCCache's clear() does; under
+        the pymemcache preset only on the call that tries it (HashClient's retry window,
+        _answers_default); under the python-memcached preset never: python-memcached's
+        flush_all skips a server it cannot reach (mcpool.compat.memcache's rule, _raised;
+        tester finding frameworks 5)."""
+        if self._flush_skips_down:
+            try:
+                self._cache.flush_all()
+            except mcpool.Error as e:
+                if _memcache._raised(e):
+                    raise
+            return
         self._run({}, self._cache.flush_all, lambda e: None)
 
     def close(self, **kwargs):

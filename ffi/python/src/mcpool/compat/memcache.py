@@ -106,6 +106,7 @@ return 0 and change nothing. A ``time`` of None raises
 (nothing stored) and makes ``touch``
 return 0, the item unchanged, as with python-memcached (never "never expires").
 """
+import inspect as _inspect
 import os as _os
 import pickle as _pickle
 import re as _re
@@ -317,18 +318,8 @@ class Client:
                  server_max_key_length=None, server_max_value_length=None,
                  dead_retry=_DEAD_RETRY, socket_timeout=_SOCKET_TIMEOUT, cache_cas=False,
                  flush_on_reconnect=0, check_keys=True):
-        for name, given, default in (("pickler", pickler, _pickle.Pickler),
-                                     ("unpickler", unpickler, _pickle.Unpickler),
-                                     ("compressor", compressor, _zlib.compress),
-                                     ("decompressor", decompressor, _zlib.decompress),
-                                     ("pload", pload, None), ("pid", pid, None)):
-            if given is not default:
-                raise NotImplementedError(
-                    "memcache.Client(%s=...): the value layout is mcpool's core's "
-                    "(preset python-memcached); a custom one is not supported" % name)
-        if flush_on_reconnect:
-            raise NotImplementedError("memcache.Client(flush_on_reconnect=...) is not "
-                                      "supported by mcpool")
+        _refuse_custom(pickler, unpickler, compressor, decompressor, pload, pid,
+                       flush_on_reconnect)
         self.debug = debug
         self.dead_retry = dead_retry
         self.socket_timeout = socket_timeout
@@ -373,25 +364,10 @@ class Client:
         self._mc = None
         if not specs:
             return
-        # python-memcached refuses a value longer than server_max_value_length, and 0 means
-        # no limit of its own (then only the server's): the core's largest, memcached's
-        # largest item (1 GiB)
-        # (a negative one refuses every value before the core sees it: _too_large)
-        opts = {"max_value_size": (self.server_max_value_length
-                                   if self.server_max_value_length > 0 else _NO_VALUE_LIMIT)}
-        # the core's python-memcached preset holds its defaults (placement with its rehash,
-        # one failure marks a server dead, layout); the rest are this Client's arguments
-        # python-memcached's dead_retry below 0 puts a dead server's deaduntil in the past:
-        # it is retried at once, as with 0 (NaN, infinite or not a number: the core's
-        # refusal, naming dead_retry)
-        retry = self.dead_retry
-        if isinstance(retry, (int, float)) and not isinstance(retry, bool) and -_INF < retry < 0:
-            retry = 0
         self._mc = _mcpool.Client(
-            [a for a, _ in specs], weights=[w for _, w in specs], preset="python-memcached",
-            retry_timeout=retry, retry_timeout_max=retry, timeout=self.socket_timeout,
-            connect_timeout=self.socket_timeout, pickle=True,
-            pickle_protocol=self.pickleProtocol, _given=_GIVEN, **opts)
+            [a for a, _ in specs], weights=[w for _, w in specs],
+            **_client_options(self.server_max_value_length, self.dead_retry,
+                              self.socket_timeout, self.pickleProtocol))
 
     @property
     def cas_ids(self):
@@ -454,23 +430,7 @@ class Client:
 
     def check_key(self, key, key_extra_len=0):
         """python-memcached's key checks (raises a MemcachedKeyError)."""
-        if isinstance(key, tuple):
-            key = key[1]
-        if key is None:
-            raise Client.MemcachedKeyNoneError("Key is None")
-        if key == "":  # a str only, as python-memcached: b"" fails the character check
-            if key_extra_len == 0:
-                raise Client.MemcachedKeyNoneError("Key is empty")
-            return
-        if not isinstance(key, bytes):
-            raise Client.MemcachedKeyTypeError("Key must be a binary string")
-        if (self.server_max_key_length != 0
-                and len(key) + key_extra_len > self.server_max_key_length):
-            raise Client.MemcachedKeyLengthError("Key length is > %s"
-                                                 % self.server_max_key_length)
-        if not valid_key_chars_re.match(key):
-            raise Client.MemcachedKeyCharacterError(
-                "Control/space characters not allowed (key=%r)" % key)
+        _check_key(key, self.server_max_key_length, key_extra_len)
 
     def _key(self, key):
         key = self._encode_key(key)
@@ -500,8 +460,8 @@ class Client:
 
     def _failed(self, what, e):
         """A failure python-memcached reports by its return value (logged with debug); a bug
-        (the core's INTERNAL class) or a configuration error is raised, never hidden."""
-        if getattr(e, "status_class", None) in ("INTERNAL", "CONFIGURATION"):
+        or a configuration error is raised, never hidden (_raised)."""
+        if _raised(e):
             raise e
         self.debuglog("%s: %s" % (what, e))
 
@@ -878,6 +838,97 @@ class Client:
         except _mcpool.Error as e:
             self._failed("flush_all", e)
 
+
+
+def _raised(e):
+    """Whether the core's error e is raised where python-memcached reports a failure by its
+    return value (a server it cannot reach is skipped: ``flush_all`` too): a bug (the core's
+    INTERNAL class) or a configuration error, never hidden."""
+    return getattr(e, "status_class", None) in ("INTERNAL", "CONFIGURATION")
+
+
+def _check_key(key, server_max_key_length, key_extra_len=0):
+    """python-memcached's key checks of ``key`` (bytes once encoded; a tuple's key): raises a
+    ``Client.MemcachedKeyError``."""
+    if isinstance(key, tuple):
+        key = key[1]
+    if key is None:
+        raise Client.MemcachedKeyNoneError("Key is None")
+    if key == "":  # a str only, as python-memcached: b"" fails the character check
+        if key_extra_len == 0:
+            raise Client.MemcachedKeyNoneError("Key is empty")
+        return
+    if not isinstance(key, bytes):
+        raise Client.MemcachedKeyTypeError("Key must be a binary string")
+    if server_max_key_length != 0 and len(key) + key_extra_len > server_max_key_length:
+        raise Client.MemcachedKeyLengthError("Key length is > %s" % server_max_key_length)
+    if not valid_key_chars_re.match(key):
+        raise Client.MemcachedKeyCharacterError(
+            "Control/space characters not allowed (key=%r)" % key)
+
+
+def _refuse_custom(pickler, unpickler, compressor, decompressor, pload, pid,
+                   flush_on_reconnect):
+    """python-memcached's arguments that change the value layout or flush on a reconnect,
+    refused when given (``NotImplementedError``): the value layout is the core's."""
+    for name, given, default in (("pickler", pickler, _pickle.Pickler),
+                                 ("unpickler", unpickler, _pickle.Unpickler),
+                                 ("compressor", compressor, _zlib.compress),
+                                 ("decompressor", decompressor, _zlib.decompress),
+                                 ("pload", pload, None), ("pid", pid, None)):
+        if given is not default:
+            raise NotImplementedError(
+                "memcache.Client(%s=...): the value layout is mcpool's core's "
+                "(preset python-memcached); a custom one is not supported" % name)
+    if flush_on_reconnect:
+        raise NotImplementedError("memcache.Client(flush_on_reconnect=...) is not "
+                                  "supported by mcpool")
+
+
+def _client_options(server_max_value_length, dead_retry, socket_timeout, pickleProtocol):
+    """mcpool.Client's options for python-memcached's arguments (``server_max_value_length``
+    as its own limit, None its default): the core's python-memcached preset, which holds its
+    defaults (placement with its rehash, one failure marks a server dead, layout), with
+    them. (``socket_timeout=0`` and a negative ``server_max_value_length`` are the
+    caller's: the core refuses a timeout of 0.)"""
+    if server_max_value_length is None:
+        server_max_value_length = SERVER_MAX_VALUE_LENGTH
+    # python-memcached refuses a value longer than server_max_value_length, and 0 means
+    # no limit of its own (then only the server's): the core's largest, memcached's
+    # largest item (1 GiB)
+    # (a negative one refuses every value before the core sees it: Client._too_large)
+    # python-memcached's dead_retry below 0 puts a dead server's deaduntil in the past:
+    # it is retried at once, as with 0 (NaN, infinite or not a number: the core's
+    # refusal, naming dead_retry)
+    retry = dead_retry
+    if isinstance(retry, (int, float)) and not isinstance(retry, bool) and -_INF < retry < 0:
+        retry = 0
+    return dict(preset="python-memcached", retry_timeout=retry, retry_timeout_max=retry,
+                timeout=socket_timeout, connect_timeout=socket_timeout, pickle=True,
+                pickle_protocol=pickleProtocol, _given=_GIVEN,
+                max_value_size=(server_max_value_length if server_max_value_length > 0
+                                else _NO_VALUE_LIMIT))
+
+
+def _memcache_client_options(args):
+    """mcpool.Client's options for python-memcached ``Client``'s keyword arguments ``args``
+    (a dict; those left out at python-memcached's defaults), as ``Client`` reads them:
+    mcpool.django reads ``MemcachedCache``'s OPTIONS with it. Raises as ``Client`` does for
+    an argument mcpool cannot honour, ``TypeError`` for a name ``Client`` does not take.
+    ``debug``, ``cache_cas``, ``check_keys`` and ``server_max_key_length`` set no option of
+    the core (the caller's: ``_check_key``)."""
+    bound = _inspect.signature(Client.__init__).bind(None, (), **args)
+    bound.apply_defaults()
+    a = bound.arguments
+    _refuse_custom(a["pickler"], a["unpickler"], a["compressor"], a["decompressor"],
+                   a["pload"], a["pid"], a["flush_on_reconnect"])
+    return _client_options(a["server_max_value_length"], a["dead_retry"],
+                           a["socket_timeout"], a["pickleProtocol"])
+
+
+# python-memcached Client's keyword arguments (1.5x), which Django's MemcachedCache passes its
+# OPTIONS as.
+_CLIENT_ARGS = tuple(_inspect.signature(Client.__init__).parameters)[2:]
 
 _MISS = object()
 

@@ -117,13 +117,15 @@ What differs:
 - ``HashClient`` removes a failing server at its ``retry_attempts`` + 1-th failed try (the
   core's ``eject_after``), which then already goes to the server the hash picks without it;
   pymemcache raises that try's error and the next call's before it removes the node, so its
-  keys move one or two calls later there (with calls a moment apart, the same time). A
-  second ``flush_all`` within the retry window tries the failing server again and raises,
-  where pymemcache answers None. A connection the server closed where a reply belongs puts
-  the server in ``HashClient``'s retry window too (the core's rule): the call raises
-  ``MemcacheUnexpectedCloseError``, then for ``retry_timeout`` seconds the server's keys
-  answer the call's default without trying it (``set`` False, ``set_many`` the keys);
-  pymemcache's ``HashClient``, for which it is no ``socket.error``, raises it at every call.
+  keys move one or two calls later there (with calls a moment apart, the same time).
+  ``flush_all`` with a server failing raises on the call that tries it, once per
+  ``retry_timeout``, and answers None in between, also once the server is removed, as
+  pymemcache's does (which raises once or twice more around the removal). A connection the
+  server closed where a reply belongs puts the server in ``HashClient``'s retry window too
+  (the core's rule): the call raises ``MemcacheUnexpectedCloseError``, then for
+  ``retry_timeout`` seconds the server's keys answer the call's default without trying it
+  (``set`` False, ``set_many`` the keys); pymemcache's ``HashClient``, for which it is no
+  ``socket.error``, raises it at every call.
 - Not supported, refused with ``NotImplementedError`` naming the argument: a custom
   ``serde``/``serializer``/``deserializer`` (the value layout is the core's: ``pickle_serde``
   or none), ``flags=`` on a store (other than 0 without a serde), ``socket_module``,
@@ -170,6 +172,7 @@ What differs:
   would.
 """
 import functools as _functools
+import inspect as _inspect
 import io as _io
 import ipaddress as _ipaddress
 import logging as _logging
@@ -552,6 +555,17 @@ def _dead(e):
     return getattr(e, "status_name", None) == "MCPOOL_SERVER_DEAD"
 
 
+def _failures(e):
+    """The failures the core's error e carries: each failed key's or server's exception
+    (its ``results`` or ``errors``), or e itself."""
+    found = []
+    for attr in ("results", "errors"):
+        d = getattr(e, attr, None)
+        if isinstance(d, dict):
+            found += [r for r in d.values() if isinstance(r, BaseException)]
+    return found or [e]
+
+
 _KEEPALIVE_PROBES = "/proc/sys/net/ipv4/tcp_keepalive_probes"
 _MAX_KEEPIDLE = 32767  # the kernel's MAX_TCP_KEEPIDLE
 
@@ -602,6 +616,45 @@ def _seconds(value, name):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError("%s must be a number of seconds, not %r" % (name, value))
     return value
+
+
+def _client_options(serde_, serializer, deserializer, connect_timeout, timeout, socket_module,
+                    socket_keepalive, key_prefix, tls_context):
+    """What the arguments every pymemcache client takes ask of the core: (mcpool.Client's
+    options, the pickle version or None (no serde), ``key_prefix`` as bytes). The
+    ``pymemcache`` preset, the value layout, timeouts, keepalive, ``key_prefix``;
+    ``socket_module`` and ``tls_context`` are refused. (``no_delay``, ``ignore_exc``,
+    ``default_noreply``, ``allow_unicode_keys`` and ``encoding`` set no option of the core.)"""
+    for name, given, default in (("socket_module", socket_module, _socket),
+                                 ("tls_context", tls_context, None)):
+        if given is not default:
+            raise NotImplementedError(
+                "%s=...: not supported by mcpool's pymemcache drop-in (mcpool has its own "
+                "sockets; TLS through mcpool.Client's tls_* options)" % name)
+    keepalive = _keepalive(socket_keepalive)
+    version = _pickle_version(serde_, serializer, deserializer)
+    if isinstance(key_prefix, str):
+        key_prefix = key_prefix.encode("ascii")
+    if not isinstance(key_prefix, bytes):
+        raise TypeError("key_prefix should be bytes.")
+    opts = {"preset": "pymemcache"}
+    if version is None:
+        # bytes in, bytes out, whatever the flags: pymemcache without a serde
+        opts["value_format"] = "libmemcached"
+    else:
+        opts.update(pickle=True, pickle_protocol=version)
+    if connect_timeout is not None:
+        opts["connect_timeout"] = _seconds(connect_timeout, "connect_timeout")
+    if timeout is not None:
+        opts["timeout"] = _seconds(timeout, "timeout")
+    if connect_timeout is not None or timeout is not None:
+        opts["operation_timeout"] = 0  # pymemcache has no whole-call deadline
+    if key_prefix:
+        # its bytes as pymemcache sends them, UTF-8 or not (tester finding keys2 2: a
+        # Latin-1 prefix was refused)
+        opts["key_prefix"] = key_prefix
+    opts.update(keepalive)
+    return opts, version, key_prefix
 
 
 _STAT_TYPES = {
@@ -656,21 +709,11 @@ class _Base:
     def _setup(self, servers, serde_, serializer, deserializer, connect_timeout, timeout,
                no_delay, ignore_exc, socket_module, socket_keepalive, key_prefix,
                default_noreply, allow_unicode_keys, encoding, tls_context, extra):
-        for name, given, default in (("socket_module", socket_module, _socket),
-                                     ("tls_context", tls_context, None)):
-            if given is not default:
-                raise NotImplementedError(
-                    "%s=...: not supported by mcpool's pymemcache drop-in (mcpool has its own "
-                    "sockets; TLS through mcpool.Client's tls_* options)" % name)
-        keepalive = _keepalive(socket_keepalive)
+        opts, self._pickle_version, self.key_prefix = _client_options(
+            serde_, serializer, deserializer, connect_timeout, timeout, socket_module,
+            socket_keepalive, key_prefix, tls_context)
         self.socket_keepalive = socket_keepalive
-        self._pickle_version = _pickle_version(serde_, serializer, deserializer)
         self.serde = serde_ or LegacyWrappingSerde(serializer, deserializer)
-        if isinstance(key_prefix, str):
-            key_prefix = key_prefix.encode("ascii")
-        if not isinstance(key_prefix, bytes):
-            raise TypeError("key_prefix should be bytes.")
-        self.key_prefix = key_prefix
         self.connect_timeout = connect_timeout
         self.timeout = timeout
         self.no_delay = no_delay
@@ -678,23 +721,6 @@ class _Base:
         self.default_noreply = default_noreply
         self.allow_unicode_keys = allow_unicode_keys
         self.encoding = encoding
-        opts = {"preset": "pymemcache"}
-        if self._pickle_version is None:
-            # bytes in, bytes out, whatever the flags: pymemcache without a serde
-            opts["value_format"] = "libmemcached"
-        else:
-            opts.update(pickle=True, pickle_protocol=self._pickle_version)
-        if connect_timeout is not None:
-            opts["connect_timeout"] = _seconds(connect_timeout, "connect_timeout")
-        if timeout is not None:
-            opts["timeout"] = _seconds(timeout, "timeout")
-        if connect_timeout is not None or timeout is not None:
-            opts["operation_timeout"] = 0  # pymemcache has no whole-call deadline
-        if key_prefix:
-            # its bytes as pymemcache sends them, UTF-8 or not (tester finding keys2 2: a
-            # Latin-1 prefix was refused)
-            opts["key_prefix"] = key_prefix
-        opts.update(keepalive)
         opts.update(extra)
         self._opts = opts
         self._servers = list(servers)
@@ -1005,9 +1031,7 @@ class _Base:
         try:
             self._mc.delete_multi(keys)
         except _mcpool.Error as e:
-            results = getattr(e, "results", None) or {}
-            errs = [r for r in results.values() if isinstance(r, BaseException)] or [e]
-            for err in errs:
+            for err in _failures(e):
                 if not (self._hash and (_dead(err) or self.ignore_exc)):
                     raise _mapped(err) from None
         return True
@@ -1170,38 +1194,12 @@ class HashClient(_Base):
                  retry_attempts=2, retry_timeout=1, dead_timeout=60, use_pooling=False,
                  ignore_exc=False, allow_unicode_keys=False, default_noreply=True,
                  encoding="ascii", tls_context=None):
-        if hasher is not RendezvousHash and not (
-                getattr(hasher, "__name__", None) == "RendezvousHash"
-                and getattr(hasher, "__module__", None) == "pymemcache.client.rendezvous"):
-            raise NotImplementedError("hasher=%r: mcpool places keys by pymemcache's "
-                                      "RendezvousHash only" % (hasher,))
-        if dead_timeout != 60:
-            raise NotImplementedError(
-                "dead_timeout=%r: not modelled by mcpool, which tries a removed server "
-                "again every retry_timeout and puts it back at its first success (pymemcache: "
-                "after dead_timeout seconds); only the default 60 is accepted" % (dead_timeout,))
-        if isinstance(retry_attempts, bool) or not isinstance(retry_attempts, int):
-            raise TypeError("retry_attempts must be an int, not %r" % (retry_attempts,))
-        retry = _seconds(retry_timeout, "retry_timeout")
-        if not retry > 0:
-            # pymemcache retries such a server at every call and removes it after
-            # retry_attempts + 1 failures; the core never ejects a server always due for
-            # its retry
-            raise NotImplementedError(
-                "retry_timeout=%r: mcpool removes a failing server from the hash only with a "
-                "retry_timeout above 0" % (retry_timeout,))
+        extra = _hash_options(hasher, retry_attempts, retry_timeout, dead_timeout,
+                              use_pooling, max_pool_size, pool_idle_timeout, lock_generator)
         self.retry_attempts = retry_attempts
         self.retry_timeout = retry_timeout
         self.dead_timeout = dead_timeout
         self.use_pooling = use_pooling
-        extra = {
-            # removed from the hash at the call after retry_attempts + 1 failed tries, one
-            # per retry_timeout (pymemcache's _safely_run_func / _mark_failed_server)
-            "eject_after": max(retry_attempts, 0) + 1,
-            "retry_timeout": retry, "retry_timeout_max": retry,
-        }
-        if use_pooling:
-            extra.update(_pool_options(max_pool_size, pool_idle_timeout, lock_generator))
         self._setup([_hashed(normalize_server_spec(s)) for s in servers], serde, serializer,
                     deserializer, connect_timeout, timeout, no_delay, ignore_exc,
                     socket_module, socket_keepalive, key_prefix, default_noreply,
@@ -1274,6 +1272,75 @@ class HashClient(_Base):
 
     def quit(self):
         super().close()
+
+
+def _hash_options(hasher, retry_attempts, retry_timeout, dead_timeout, use_pooling,
+                  max_pool_size, pool_idle_timeout, lock_generator):
+    """HashClient's placement, failure and pool arguments as mcpool.Client's options (its
+    failure rule: the core's ``eject_after`` and ``retry_timeout``); what mcpool cannot
+    honour is refused."""
+    if hasher is not RendezvousHash and not (
+            getattr(hasher, "__name__", None) == "RendezvousHash"
+            and getattr(hasher, "__module__", None) == "pymemcache.client.rendezvous"):
+        raise NotImplementedError("hasher=%r: mcpool places keys by pymemcache's "
+                                  "RendezvousHash only" % (hasher,))
+    if dead_timeout != 60:
+        raise NotImplementedError(
+            "dead_timeout=%r: not modelled by mcpool, which tries a removed server "
+            "again every retry_timeout and puts it back at its first success (pymemcache: "
+            "after dead_timeout seconds); only the default 60 is accepted" % (dead_timeout,))
+    if isinstance(retry_attempts, bool) or not isinstance(retry_attempts, int):
+        raise TypeError("retry_attempts must be an int, not %r" % (retry_attempts,))
+    retry = _seconds(retry_timeout, "retry_timeout")
+    if not retry > 0:
+        # pymemcache retries such a server at every call and removes it after
+        # retry_attempts + 1 failures; the core never ejects a server always due for
+        # its retry
+        raise NotImplementedError(
+            "retry_timeout=%r: mcpool removes a failing server from the hash only with a "
+            "retry_timeout above 0" % (retry_timeout,))
+    extra = {
+        # removed from the hash at the call after retry_attempts + 1 failed tries, one
+        # per retry_timeout (pymemcache's _safely_run_func / _mark_failed_server)
+        "eject_after": max(retry_attempts, 0) + 1,
+        "retry_timeout": retry, "retry_timeout_max": retry,
+    }
+    extra.update(_pooling(use_pooling, max_pool_size, pool_idle_timeout, lock_generator))
+    return extra
+
+
+def _pooling(use_pooling, max_pool_size, pool_idle_timeout, lock_generator):
+    """HashClient's pool arguments as mcpool.Client's options: with ``use_pooling``
+    ``PooledClient``'s (``max_size``, ``idle_timeout``); without it none, as pymemcache then
+    uses none of them (a ``Client`` per server; mcpool pools either way)."""
+    if not use_pooling:
+        return {}
+    return _pool_options(max_pool_size, pool_idle_timeout, lock_generator)
+
+
+def _hash_client_options(args):
+    """mcpool.Client's options for pymemcache ``HashClient``'s keyword arguments ``args`` (a
+    dict; those left out at pymemcache's defaults), as ``HashClient`` reads them (the
+    ``pymemcache`` preset with them): mcpool.django reads ``PyMemcacheCache``'s OPTIONS with
+    it. Raises as ``HashClient`` does for an argument mcpool cannot honour, ``TypeError`` for
+    a name ``HashClient`` does not take. ``ignore_exc``, ``allow_unicode_keys``,
+    ``default_noreply``, ``encoding`` and ``no_delay`` set no option of the core (the
+    caller's, or without effect here: the module's docstring)."""
+    bound = _inspect.signature(HashClient.__init__).bind(None, (), **args)
+    bound.apply_defaults()
+    a = bound.arguments
+    opts = _client_options(a["serde"], a["serializer"], a["deserializer"],
+                           a["connect_timeout"], a["timeout"], a["socket_module"],
+                           a["socket_keepalive"], a["key_prefix"], a["tls_context"])[0]
+    opts.update(_hash_options(a["hasher"], a["retry_attempts"], a["retry_timeout"],
+                              a["dead_timeout"], a["use_pooling"], a["max_pool_size"],
+                              a["pool_idle_timeout"], a["lock_generator"]))
+    return opts
+
+
+# HashClient's keyword arguments (pymemcache 3.5's), which Django's PyMemcacheCache passes its
+# OPTIONS as.
+_HASH_ARGS = tuple(_inspect.signature(HashClient.__init__).parameters)[2:]
 
 
 class KeepaliveOpts:
