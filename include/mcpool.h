@@ -815,6 +815,13 @@ typedef int (*mcpool_resolver_callback)(void *userdata,
                                         mcpool_resolved *out);
 
 /**
+ * A function that frees a callback's `userdata`, called once when the library no longer
+ * needs it (`mcpool_config_set_resolver_owned`). It may run on any thread, and must not
+ * call back into mcpool nor unwind.
+ */
+typedef void (*mcpool_userdata_free)(void *userdata);
+
+/**
  * Bytes, as given.
  */
 #define MCPOOL_KIND_BYTES 0
@@ -1712,6 +1719,29 @@ mcpool_status mcpool_config_set_resolver(mcpool_config *config,
                                          mcpool_resolver_callback callback,
                                          void *userdata);
 
+/**
+ * `mcpool_config_set_resolver` whose `userdata` the library frees: `free_userdata(userdata)`
+ * is called once, on any thread, as soon as nothing can call `callback` any more (this
+ * configuration freed or given another resolver, every client built from it freed, and
+ * every callback already started returned: a stalled one may return after
+ * `mcpool_client_free`, and the free waits for it). So a binding need neither leak its
+ * userdata nor guess when a stalled callback is done (tester finding leaks 1: Python kept
+ * one block per client for good). With `callback` NULL the resolver is removed and
+ * `free_userdata(userdata)` is called at once (when not NULL). `free_userdata` NULL: as
+ * `mcpool_config_set_resolver`.
+ *
+ * Returns `MCPOOL_OK`, or `MCPOOL_INVALID_ARGUMENT` for a NULL `config` (then nothing is
+ * freed: the caller still owns `userdata`).
+ *
+ * # Safety
+ * As `mcpool_config_set_resolver`; `free_userdata` is NULL or a function that may be called
+ * once with `userdata` from any thread.
+ */
+mcpool_status mcpool_config_set_resolver_owned(mcpool_config *config,
+                                               mcpool_resolver_callback callback,
+                                               void *userdata,
+                                               mcpool_userdata_free free_userdata);
+
 /* -------------------------------------------------------------------------------------------- */
 /* Client                                                                                       */
 /* -------------------------------------------------------------------------------------------- */
@@ -1983,8 +2013,9 @@ mcpool_status mcpool_client_set_servers(const mcpool_client *client,
  * returned N" / "host name did not resolve" in their message (`resolving HOST: REASON`), so
  * that a binding's resolver that raised, or answered something that is no address list,
  * can say which (tester finding retest31 5). Used only when the callback returns non-zero
- * or adds no address; a later call replaces an earlier one, an empty reason removes it, and
- * control characters are shown escaped (`\n`).
+ * or adds no address; a later call replaces an earlier one, an empty reason (or one of white
+ * space only) removes it, and control characters and U+2028/U+2029 are shown escaped
+ * (`\n`, `\u{2028}`).
  *
  * Returns `MCPOOL_INVALID_ARGUMENT` for a NULL `out`, a NULL `reason` with a non-zero
  * length, or bytes that are not UTF-8; `MCPOOL_VALUE_TOO_LARGE` past 1024 bytes.

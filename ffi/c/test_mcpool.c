@@ -3608,6 +3608,51 @@ static void test_set_servers(void) {
     mcpool_config_free(cfg);
 }
 
+/* An owned resolver's userdata: the port resolve_to_port reads first, then how many times
+ * the library freed it. */
+struct owned_port {
+    uint16_t port;
+    int freed;
+};
+
+static void owned_port_free(void *userdata) {
+    __atomic_add_fetch(&((struct owned_port *)userdata)->freed, 1, __ATOMIC_SEQ_CST);
+}
+
+/* mcpool_config_set_resolver_owned: the userdata is freed once, when nothing can call the
+ * resolver any more: not while the client built with it lives, once it and the
+ * configuration are freed (awaited, bounded: a resolution thread may still be finishing);
+ * at once when the callback is NULL; never when the call is refused (tester finding leaks
+ * 1: Python kept one block per client for good). */
+static void test_resolver_owned(uint16_t port) {
+    struct owned_port op = {port, 0};
+    mcpool_config *cfg = NULL;
+    mcpool_client *c = NULL;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, S("cache.service.test:11211"), 1), MCPOOL_OK);
+    EXPECT(mcpool_config_set_resolver_owned(NULL, resolve_to_port, &op, owned_port_free),
+           MCPOOL_INVALID_ARGUMENT);
+    CHECK(__atomic_load_n(&op.freed, __ATOMIC_SEQ_CST) == 0);
+    EXPECT(mcpool_config_set_resolver_owned(cfg, resolve_to_port, &op, owned_port_free),
+           MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
+    mcpool_config_free(cfg);
+    char key[128];
+    snprintf(key, sizeof key, "%sresolved-owned", prefix);
+    EXPECT(mcpool_client_set(c, K(key), K("owned"), 0, 0), MCPOOL_OK);
+    CHECK(__atomic_load_n(&op.freed, __ATOMIC_SEQ_CST) == 0);
+    mcpool_client_free(c);
+    for (int i = 0; i < 1000 && __atomic_load_n(&op.freed, __ATOMIC_SEQ_CST) == 0; i++)
+        sleep_ms(10);
+    CHECK(__atomic_load_n(&op.freed, __ATOMIC_SEQ_CST) == 1);
+
+    struct owned_port none = {port, 0};
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_set_resolver_owned(cfg, NULL, &none, owned_port_free), MCPOOL_OK);
+    CHECK(__atomic_load_n(&none.freed, __ATOMIC_SEQ_CST) == 1);
+    mcpool_config_free(cfg);
+}
+
 static void test_resolver(void) {
     const char *colon = strrchr(server, ':');
     CHECK(colon != NULL);
@@ -3630,6 +3675,7 @@ static void test_resolver(void) {
     mcpool_item_free(item);
     CHECK(__atomic_load_n(&resolver_calls, __ATOMIC_SEQ_CST) >= 1);
     mcpool_client_free(c);
+    test_resolver_owned(port);
 
     /* A callback that fails: the call fails with a connection-class error, no crash. */
     EXPECT(mcpool_config_set_resolver(cfg, resolve_fails, NULL), MCPOOL_OK);

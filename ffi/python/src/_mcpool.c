@@ -42,16 +42,28 @@ typedef struct {
     PyObject *on_operation;
     /* The resolver's userdata, or NULL: unlike the hooks, the core's resolver runs on a
      * helper thread that may still be inside it after mcpool_client_free (the C ABI's rule),
-     * so its userdata is not the client but this cell, allocated once and never freed (one
-     * pointer per client given a resolver), whose callable is dropped with the client. */
+     * so its userdata is not the client but this cell, whose callable is dropped with the
+     * client and which is freed by its last owner (resolver_cell_release). */
     struct resolver_cell *resolver;
 } ClientObject;
 
 /* A resolver's callable (a strong reference, or NULL once its client is gone or cleared),
- * read and changed under the GIL only. */
+ * read and changed under the GIL only; and its owners: the client object, and each
+ * configuration the core took it with (mcpool_config_set_resolver_owned, which releases its
+ * share once nothing can call the resolver any more: tester finding leaks 1, one block per
+ * client was kept for good). Raw memory, so that the core's release needs no GIL. */
 struct resolver_cell {
     PyObject *fn;
+    int owners;
 };
+
+/* Drops one owner's share of a resolver cell; the last one frees it (its callable already
+ * dropped: the client's share goes last-but-never-before Client_clear). Any thread, no GIL. */
+static void resolver_cell_release(void *userdata) {
+    struct resolver_cell *cell = userdata;
+    if (cell != NULL && __atomic_sub_fetch(&cell->owners, 1, __ATOMIC_ACQ_REL) == 0)
+        PyMem_RawFree(cell);
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Errors                                                                                     */
@@ -1044,6 +1056,8 @@ static void Client_dealloc(ClientObject *self) {
     mcpool_client_free(c); /* stops the threads that could still call a hook */
     Py_END_ALLOW_THREADS
     Client_clear(self); /* after the client: its callbacks may run until it is freed */
+    resolver_cell_release(self->resolver); /* a resolver thread may still hold the core's */
+    self->resolver = NULL;
     /* A heap type (PyType_FromSpec): its instances hold a reference to it. tp_free is the
      * GC's (PyObject_GC_Del, inherited with Py_TPFLAGS_HAVE_GC), matching PyType_GenericNew's
      * allocation (PyType_GenericAlloc, GC-aware for a GC type). */
@@ -1468,14 +1482,22 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
             goto fail;
         }
         if (self->resolver == NULL) {
-            /* never freed: see ClientObject.resolver */
-            self->resolver = PyMem_Calloc(1, sizeof *self->resolver);
+            /* the client object's share (see ClientObject.resolver) */
+            self->resolver = PyMem_RawCalloc(1, sizeof *self->resolver);
             if (self->resolver == NULL) {
                 PyErr_NoMemory();
                 goto fail;
             }
+            self->resolver->owners = 1;
         }
-        if (check_cfg(mcpool_config_set_resolver(cfg, resolver_trampoline, self->resolver)) < 0)
+        /* the configuration's share, released by the core (or here, when it refused it) */
+        __atomic_add_fetch(&self->resolver->owners, 1, __ATOMIC_ACQ_REL);
+        mcpool_status rst = mcpool_config_set_resolver_owned(cfg, resolver_trampoline,
+                                                             self->resolver,
+                                                             resolver_cell_release);
+        if (rst != MCPOOL_OK)
+            resolver_cell_release(self->resolver);
+        if (check_cfg(rst) < 0)
             goto fail;
         PyObject *old = self->resolver->fn;
         Py_INCREF(resolver);
