@@ -391,6 +391,14 @@ sub new {
     Carp::croak('Mcpool->new: expects a hash reference of options')
         unless ref $conf eq 'HASH';
     $conf = _canonical_names($conf);
+    # A resolver hook runs on the core's own threads, which cannot run Perl code: refused, not
+    # ignored as an unknown argument would be (tester finding leaks 2: the client was built
+    # resolving by the system, without a word but a warning).
+    Carp::croak('Mcpool->new: resolver is not available in Perl (the core resolves server '
+            . 'names on its own threads, which cannot run Perl code): give the servers by IP '
+            . 'address, resolving them before new or set_servers, or by a name the system '
+            . 'resolves')
+        if exists $conf->{resolver};
     unless (lc($conf->{check_args} // '') eq 'skip') {
         Carp::carp('compress_algo was removed in 0.08, use compress_methods')
             if exists $conf->{compress_algo};
@@ -1303,7 +1311,10 @@ seconds (a number and a unit is the core's text form, read as the core reads it,
 and with white space: C<'250ms'>, C<'1.5S'>, C<' 2 s'>), C<max_size> is the largest value (the core's C<max_value_size>);
 the pool's size is C<pool_size>. A bad value croaks naming the option, the value and the
 accepted form (C<Mcpool-E<gt>new: protocol: option protocol: bad value "smoke": ...>); an
-unknown name warns (C<Unknown arguments: ...>), as in Cache::Memcached::Fast.
+unknown name warns (C<Unknown arguments: ...>), as in Cache::Memcached::Fast. C<resolver>
+(Python's and C's hook that answers a server name's addresses) croaks: the core resolves names
+on its own threads, which cannot run Perl code; give the servers by IP address (resolved
+before C<new> or C<set_servers>) or by a name the system resolves.
 
 Options are checked when the client is made, and a bad one croaks naming it (e.g.
 C<Mcpool-E<gt>new: io_timeout must be a number between 0 and 1000000000 seconds (got

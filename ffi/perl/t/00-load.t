@@ -30,6 +30,13 @@ unlike($@, qr/mcpool_client_new/, '... naming no C function');
     Mcpool->new({ servers => ['127.0.0.1:1'], bogus => 1, check_args => 'skip' });
     is("@w", '', 'check_args => skip');
 }
+# A resolver is refused, never ignored (tester finding leaks 2), check_args or not.
+for my $skip (0, 1) {
+    ok(!eval { Mcpool->new({ servers => ['svc:11211'], resolver => sub { ['127.0.0.1'] },
+                             ($skip ? (check_args => 'skip') : ()) }); 1 },
+        "resolver croaks (check_args skip: $skip)");
+    like($@, qr/^Mcpool->new: resolver is not available in Perl/, '... saying why');
+}
 ok(!eval { Mcpool::get(bless(\my $x, 'Other'), 'k'); 1 }, 'a foreign object croaks');
 like($@, qr/not an Mcpool object/, '... with a message');
 done_testing;
