@@ -167,9 +167,6 @@ pub(crate) struct ConnOptions {
     pub resolver: Option<crate::resolve::Resolver>,
     /// How often a host name is re-resolved (zero: at every new connection).
     pub resolve_interval: Duration,
-    /// The servers are proxies (`proxy-pool`): a connection closed before any reply names
-    /// the usual reason (a command the proxy does not support).
-    pub proxy: bool,
     #[cfg(feature = "tls")]
     pub tls: Option<(crate::tls::TlsConfig, crate::tls::TlsOptions)>,
 }
@@ -877,8 +874,6 @@ pub struct Conn {
     socket_id: Option<fork::SocketId>,
     server: Arc<str>,
     max_value: usize,
-    /// [`ConnOptions::proxy`].
-    proxy: bool,
     io_timeout: Duration,
     deadline: Deadline,
     shortened: bool,
@@ -1177,7 +1172,6 @@ impl Conn {
             socket_id,
             server: label.clone(),
             max_value: opts.max_value,
-            proxy: opts.proxy,
             io_timeout: opts.io_timeout,
             deadline: Deadline::None,
             shortened: false,
@@ -1899,15 +1893,9 @@ impl Conn {
             // finding tlssasl 2: "mid-reply" for a server that sent no byte of it).
             // The request was sent: whether the server applied it is unknown, and the error
             // says so (tester finding connlife 6: docs/failover.md promises it).
-            // Through a proxy, closing before any reply is what twemproxy does with a
-            // command it does not support: the message says so, and it is not counted
-            // against the proxy (`Error::is_closed_before_reply`; tester finding proxy 3).
             let when = if pending == 0 && self.recv_bytes == self.recv_at_send {
-                if self.proxy {
-                    crate::error::CLOSED_BEFORE_REPLY_BY_PROXY
-                } else {
-                    crate::error::CLOSED_BEFORE_REPLY
-                }
+                // (a proxy's answer to a command it does not support: `Error::is_closed_before_reply`)
+                crate::error::CLOSED_BEFORE_REPLY
             } else {
                 "server closed the connection mid-reply"
             };

@@ -408,18 +408,10 @@ pub(crate) const SENT_UNKNOWN: &str = " (the request was sent: whether it was ap
 /// ([`Error::is_closed_before_reply`]).
 pub(crate) const CLOSED_BEFORE_REPLY: &str = "server closed the connection before its reply";
 
-/// [`CLOSED_BEFORE_REPLY`] through a proxy (`proxy-pool`), with its usual reason.
-pub(crate) const CLOSED_BEFORE_REPLY_BY_PROXY: &str = "server closed the connection before its \
-     reply: a proxy closes it so on a command it does not support (twemproxy: gat, gats, \
-     stats, flush_all, and every meta or binary protocol request), which is not counted as \
-     a failure of the proxy";
-
 impl Error {
     /// True for a connection the server closed before any byte of the reply to a request
-    /// sent on it (an [`Error::Io`] of [`CLOSED_BEFORE_REPLY`]): under `proxy-pool` not a
-    /// failure of the proxy, which closes so on commands it does not support (tester finding
-    /// proxy 3: four `gat`s through twemproxy marked both proxies dead). A proxy that died
-    /// fails its next connect, which counts.
+    /// sent on it (an [`Error::Io`] of [`CLOSED_BEFORE_REPLY`]): what twemproxy answers a
+    /// command it does not support (see `Request::proxy_may_refuse`).
     pub(crate) fn is_closed_before_reply(&self) -> bool {
         matches!(self, Error::Io { source, .. }
             if source.kind() == io::ErrorKind::UnexpectedEof

@@ -128,9 +128,6 @@ pub(crate) struct PoolSettings {
     pub failure_window: Option<Duration>,
     /// Whether an I/O timeout counts as a failure (`io_timeout_marks_dead`).
     pub io_timeout_marks_dead: bool,
-    /// The servers are proxies (`proxy-pool`): a connection closed before any reply is no
-    /// failure of the proxy ([`Error::is_closed_before_reply`]).
-    pub proxy: bool,
     /// How long a dead server rests before it is tried again (first time).
     pub retry_timeout: Duration,
     /// The longest rest, as it backs off.
@@ -1209,7 +1206,6 @@ impl Server {
         }
         if !e.is_server_failure()
             || (!self.settings.io_timeout_marks_dead && matches!(e, Error::IoTimeout { .. }))
-            || (self.settings.proxy && e.is_closed_before_reply())
         {
             return None;
         }

@@ -65,9 +65,35 @@ impl Client {
         hit: &mut Hit<'_>,
     ) -> Result<Outcome> {
         let dialect = &self.inner.dialect;
-        let result = pooled.with_conn(|conn| dialect.exchange(conn, req, hit));
+        let result = pooled
+            .with_conn(|conn| dialect.exchange(conn, req, hit))
+            .map_err(|e| self.proxy_refusal(t, idx, req, e));
         self.release(t, idx, pooled, &result);
         result.map_err(|e| req.its_error(e))
+    }
+
+    /// `e` of `req` on server `idx`, before it is counted: under `proxy-pool`, a connection
+    /// closed before any reply to a command a proxy may not support
+    /// (`Request::proxy_may_refuse`) is [`crate::Error::Unsupported`], saying so, and no
+    /// failure of the proxy (tester finding proxy 3). The connection is dropped all the same.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn proxy_refusal(
+        &self,
+        t: &Topology,
+        idx: usize,
+        req: &Request<'_, impl crate::dialect::WireKeys + ?Sized>,
+        e: crate::Error,
+    ) -> crate::Error {
+        if !(self.inner.proxy_pool && req.proxy_may_refuse() && e.is_closed_before_reply()) {
+            return e;
+        }
+        crate::Error::Unsupported(format!(
+            "the proxy {} closed the connection before any reply: a proxy does so with a \
+             command it does not support (twemproxy: gat, gats, stats, flush_all); not \
+             counted as a failure of the proxy",
+            t.servers[idx].label
+        ))
     }
 
     /// [`Client::acquire`] for a multi-key call's group on server `idx`: in `proxy-pool`

@@ -155,7 +155,6 @@ impl Client {
                 .then_some(config.tcp_keepidle.unwrap_or_default()),
             resolver: config.resolver.clone(),
             resolve_interval: config.resolve_interval,
-            proxy: config.distribution == Distribution::ProxyPool,
             // No value memcached sends is longer than its largest item.
             max_value: config
                 .max_value_size
@@ -181,7 +180,6 @@ impl Client {
             failure_limit: config.failure_limit,
             failure_window: config.failure_window,
             io_timeout_marks_dead: config.io_timeout_marks_dead,
-            proxy: config.distribution == Distribution::ProxyPool,
             retry_timeout: config.retry_timeout,
             retry_timeout_max: config.retry_timeout_max,
             events: config.events.clone(),

@@ -515,7 +515,7 @@ impl Client {
                             .and_then(|_| dialect.finish(conn))
                     })
                 });
-                let res = res.map_err(|e| req.its_error(e));
+                let res = res.map_err(|e| req.its_error(self.proxy_refusal(t, idx, &req, e)));
                 let mut opened = false;
                 match &res {
                     Ok(_) => t.servers[idx].lookups(members.len(), found, undecoded),

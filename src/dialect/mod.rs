@@ -278,6 +278,23 @@ impl<K: WireKeys + ?Sized> Request<'_, K> {
         )
     }
 
+    /// True for the requests a text proxy may not support, and answer by closing the
+    /// connection before any reply (twemproxy 0.5: `gat`/`gats`, `stats`, `flush_all`):
+    /// under `proxy-pool` such a close is that call's `Error::Unsupported`, no failure of the
+    /// proxy (tester finding proxy 3: four `gat`s marked every proxy dead). The commands
+    /// every memcached proxy carries (get, gets, the stores, delete, incr/decr, touch) still
+    /// count it as a failure: a proxy that reads them and closes is broken, and is marked
+    /// dead (tester finding proxy2 1).
+    pub(crate) fn proxy_may_refuse(&self) -> bool {
+        matches!(
+            self,
+            Request::Get { touch: Some(_), .. }
+                | Request::GetMulti { touch: Some(_), .. }
+                | Request::Stats { .. }
+                | Request::Flush { .. }
+        )
+    }
+
     /// `e` as this request's error: for a request that changes nothing, without what it
     /// says of an unknown outcome (tester finding retest33 3).
     pub(crate) fn its_error(&self, e: Error) -> Error {
