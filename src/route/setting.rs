@@ -595,9 +595,8 @@ fn twemproxy_hash_tag(v: &str) -> Result<[u8; 2]> {
         &[a, b] => Ok([a, b]),
         _ => Err(Error::Config(format!(
             "twemproxy: hash_tag {v:?} is not two characters (nutcracker's hash_tag: \"{{}}\" \
-             hashes the part of a key between {{ and }}); a hash_tag with `,`, `;` or `=` \
-             cannot be written in a setting, whose separators they are (tester finding \
-             proxy 5)"
+             hashes the part of a key between {{ and }}); a hash_tag with `,` or `;` cannot \
+             be written in a setting, whose separators they are (tester finding proxy 5)"
         ))),
     }
 }
