@@ -2014,8 +2014,9 @@ mcpool_status mcpool_client_set_servers(const mcpool_client *client,
  * that a binding's resolver that raised, or answered something that is no address list,
  * can say which (tester finding retest31 5). Used only when the callback returns non-zero
  * or adds no address; a later call replaces an earlier one, an empty reason (or one of white
- * space only) removes it, and control characters and U+2028/U+2029 are shown escaped
- * (`\n`, `\u{2028}`).
+ * space and invisible characters only) removes it, and control characters and invisible
+ * format characters (U+2028/U+2029, zero-width, bidirectional controls, U+FEFF) are shown
+ * escaped (`\n`, `\u{2028}`).
  *
  * Returns `MCPOOL_INVALID_ARGUMENT` for a NULL `out`, a NULL `reason` with a non-zero
  * length, or bytes that are not UTF-8; `MCPOOL_VALUE_TOO_LARGE` past 1024 bytes.
@@ -3212,9 +3213,11 @@ mcpool_status mcpool_client_disconnect_all(const mcpool_client *client);
  * call made afterwards (before anything is sent), and no new connection is opened; the idle
  * connections close now, those in use when their call gives them back (a call already
  * talking to a server finishes, or times out, as before). `mcpool_client_set_servers` is
- * refused (`MCPOOL_CLOSED`). Idempotent. It frees nothing: the client stays valid (every
- * call on it answers `MCPOOL_CLOSED`) until `mcpool_client_free`, which must still wait
- * until no other thread is inside a call on it.
+ * refused (`MCPOOL_CLOSED`). A batch answers each item `MCPOOL_CLOSED`; a batch of no items,
+ * which sends nothing, answers `MCPOOL_OK` as it always does (tester finding retest35 1).
+ * Idempotent. It frees nothing: the client stays valid (every call on it answers
+ * `MCPOOL_CLOSED`) until `mcpool_client_free`, which must still wait until no other thread
+ * is inside a call on it.
  *
  * Returns `MCPOOL_OK`, or `MCPOOL_INVALID_ARGUMENT` for a NULL `client`.
  *

@@ -602,6 +602,11 @@ impl fmt::Display for Error {
             // The reply quoted, naming who answered: "server error from X: Connection
             // refused" read as a refused connect to X, where a proxy X answered for its
             // backend (tester finding proxy 4).
+            // (a binary protocol reply is a status, quoted as such: no SERVER_ERROR line
+            // was sent; tester finding retest35 4)
+            Error::Server { server, message } if message.starts_with("status 0x") => {
+                write!(f, "{server} answered {message}")
+            }
             Error::Server { server, message } => {
                 write!(f, "{server} answered SERVER_ERROR {message}")
             }

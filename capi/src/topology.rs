@@ -47,9 +47,11 @@ pub unsafe extern "C" fn mcpool_client_disconnect_all(
 /// call made afterwards (before anything is sent), and no new connection is opened; the idle
 /// connections close now, those in use when their call gives them back (a call already
 /// talking to a server finishes, or times out, as before). `mcpool_client_set_servers` is
-/// refused (`MCPOOL_CLOSED`). Idempotent. It frees nothing: the client stays valid (every
-/// call on it answers `MCPOOL_CLOSED`) until `mcpool_client_free`, which must still wait
-/// until no other thread is inside a call on it.
+/// refused (`MCPOOL_CLOSED`). A batch answers each item `MCPOOL_CLOSED`; a batch of no items,
+/// which sends nothing, answers `MCPOOL_OK` as it always does (tester finding retest35 1).
+/// Idempotent. It frees nothing: the client stays valid (every call on it answers
+/// `MCPOOL_CLOSED`) until `mcpool_client_free`, which must still wait until no other thread
+/// is inside a call on it.
 ///
 /// Returns `MCPOOL_OK`, or `MCPOOL_INVALID_ARGUMENT` for a NULL `client`.
 ///
@@ -176,8 +178,9 @@ const REASON_MAX: usize = 1024;
 /// that a binding's resolver that raised, or answered something that is no address list,
 /// can say which (tester finding retest31 5). Used only when the callback returns non-zero
 /// or adds no address; a later call replaces an earlier one, an empty reason (or one of white
-/// space only) removes it, and control characters and U+2028/U+2029 are shown escaped
-/// (`\n`, `\u{2028}`).
+/// space and invisible characters only) removes it, and control characters and invisible
+/// format characters (U+2028/U+2029, zero-width, bidirectional controls, U+FEFF) are shown
+/// escaped (`\n`, `\u{2028}`).
 ///
 /// Returns `MCPOOL_INVALID_ARGUMENT` for a NULL `out`, a NULL `reason` with a non-zero
 /// length, or bytes that are not UTF-8; `MCPOOL_VALUE_TOO_LARGE` past 1024 bytes.
@@ -210,10 +213,19 @@ pub unsafe extern "C" fn mcpool_resolved_set_reason(
         // stays. Control characters and the line and paragraph separators (U+2028, U+2029:
         // line breaks to some log viewers) are escaped, never carried into a message a
         // terminal or a log shows (tester findings retest33 6, retest34 4).
-        out.reason = (!text.trim().is_empty()).then(|| {
+        // Invisible format characters (zero-width, bidirectional overrides, the byte-order
+        // mark) too: they could hide or reorder what a reader sees (tester finding
+        // retest35 3); a reason of nothing else is empty.
+        let hidden = |c: char| {
+            c.is_control()
+                || matches!(c, '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}'
+                    | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+        };
+        let blank = text.chars().all(|c| c.is_whitespace() || hidden(c));
+        out.reason = (!blank).then(|| {
             text.chars()
                 .map(|c| {
-                    if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+                    if hidden(c) {
                         c.escape_default().to_string()
                     } else {
                         c.to_string()

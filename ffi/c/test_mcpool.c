@@ -3522,11 +3522,12 @@ static int resolve_with_reason(void *userdata, const char *host, size_t host_len
     static char longer[1025];
     memset(longer, 'a', sizeof longer);
     CHECK(mcpool_resolved_set_reason(out, longer, sizeof longer) == MCPOOL_VALUE_TOO_LARGE);
-    CHECK(mcpool_resolved_set_reason(out, S("the catalogue\nlists no instance\xe2\x80\xa8yet"))
+    CHECK(mcpool_resolved_set_reason(out, S("the catalogue\nlists no instance\xe2\x80\xa8yet"
+                                             "\xe2\x80\x8b\xe2\x80\xae\xef\xbb\xbf"))
           == MCPOOL_OK);
     if (userdata == &blank_reason) {
         /* white space only says nothing: the default message (tester finding retest34 4) */
-        CHECK(mcpool_resolved_set_reason(out, S("  \t ")) == MCPOOL_OK);
+        CHECK(mcpool_resolved_set_reason(out, S("  \t \xe2\x80\x8b")) == MCPOOL_OK);
         return 3;
     }
     /* returning 0 with no address, or an error: the reason either way */
@@ -3695,8 +3696,9 @@ static void test_resolver(void) {
         st = mcpool_client_get(c, K(key), &item);
         CHECK(st != MCPOOL_OK && st != MCPOOL_NOT_FOUND);
         /* a control character and U+2028 shown escaped (retest33 6, retest34 4) */
-        CHECK(strstr(mcpool_last_error_message(),
-                     "the catalogue\\nlists no instance\\u{2028}yet") != NULL);
+        CHECK(strstr(mcpool_last_error_message(), "the catalogue\\nlists no instance"
+                                                  "\\u{2028}yet\\u{200b}\\u{202e}\\u{feff}")
+              != NULL);
         CHECK(strstr(mcpool_last_error_message(), "returned") == NULL);
         mcpool_client_free(c);
     }

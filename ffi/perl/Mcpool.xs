@@ -3463,13 +3463,13 @@ get_lease(m, key, vivify_ttl = NULL, recache_below = NULL)
          * [cas, value] (it was the list's last element, the CAS: tester finding perl2 2). */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "get_lease");
         /* checked as given: -1 is refused as -1, never cast to 4294967295 first */
-        /* omitted: the core's defaults (Python's too), MCPOOL_LEASE_DEFAULT_VIVIFY_TTL and 0
-         * (never early); an undef given is checked as any other time (tester finding
-         * retest33 9: all three were required) */
+        /* omitted or undef: the core's defaults (Python's too, for None),
+         * MCPOOL_LEASE_DEFAULT_VIVIFY_TTL and 0 (never early) (tester findings retest33 9:
+         * all three were required; retest35 2: undef was 0, a 1-second placeholder) */
         vivify = MCPOOL_LEASE_DEFAULT_VIVIFY_TTL;
-        if (vivify_ttl)
+        if (vivify_ttl && SvOK(vivify_ttl))
             MCP_TIME_OR(vivify, vivify_ttl, "vivify_ttl", "get_lease", k, klen, XSRETURN_EMPTY);
-        if (recache_below)
+        if (recache_below && SvOK(recache_below))
             MCP_TIME_OR(recache, recache_below, "recache_below", "get_lease", k, klen, XSRETURN_EMPTY);
         MCP_CORE(st = mcpool_client_get_lease(m->client, k, klen, vivify, recache, &lease, &item));
         if (st != MCPOOL_OK)
@@ -3518,10 +3518,10 @@ invalidate(m, key, stale_ttl = NULL)
         STRLEN klen;
         const uint8_t *k;
         mcpool_status st;
-        uint32_t stale = MCPOOL_LEASE_DEFAULT_STALE_TTL; /* omitted: the core's default */
+        uint32_t stale = MCPOOL_LEASE_DEFAULT_STALE_TTL; /* omitted or undef: the default */
     PPCODE:
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "invalidate");
-        if (stale_ttl)
+        if (stale_ttl && SvOK(stale_ttl))
             MCP_TIME(stale, stale_ttl, "stale_ttl", "invalidate", k, klen);
         MCP_CORE(st = mcpool_client_invalidate(m->client, k, klen, stale));
         RETURN_STATUS(st);

@@ -1641,7 +1641,8 @@ C<failure_timeout> ends.
 Closes the client, for a program shutting down (the core's C<mcpool_client_close>): idle
 connections close now, one in use when its call gives it back, and no new one is opened;
 every later command fails as on any failure (it returns C<undef>; C<last_error> says the
-client is closed), nothing sent. Idempotent. The object itself
+client is closed), nothing sent; a batch of no keys, which sends nothing, answers as an empty
+batch always does. Idempotent. The object itself
 goes when its last reference does, as before. Cache::Memcached::Fast has no C<close>: use
 C<disconnect_all> to close the connections and keep using the client.
 
@@ -1756,9 +1757,9 @@ value), C<'recompute'> (this caller alone should recompute and C<set> it; C<$val
 stale value or undef) and C<'wait'> (another caller is recomputing; C<$value> is the stale
 value or undef). C<$cas> is the CAS unique of the item returned (the value or the stale
 value), and C<undef> when there is none (a miss, as the C<'recompute'> of a new key: no item
-is returned, and no item has CAS 0, which C<cas> refuses), as Python's C<None>. A miss creates the key empty for C<$vivify_ttl> seconds (30 when omitted,
-as in Python: the C header's C<MCPOOL_LEASE_DEFAULT_VIVIFY_TTL>); with
-C<$recache_below> (0 when omitted: never early) above 0 a hit with fewer seconds left also hands out C<'recompute'>, once.
+is returned, and no item has CAS 0, which C<cas> refuses), as Python's C<None>. A miss creates the key empty for C<$vivify_ttl> seconds (30 when omitted
+or undef, as in Python: the C header's C<MCPOOL_LEASE_DEFAULT_VIVIFY_TTL>); with
+C<$recache_below> (0 when omitted or undef: never early) above 0 a hit with fewer seconds left also hands out C<'recompute'>, once.
 That placeholder is a miss for this client's plain reads (C<get>, C<gets>, C<get_multi>: the
 core reads memcached's flag on it); C<add> fails until the winner's C<set> replaces it, and a
 text or binary protocol client reads it as an empty value. A stale value may be empty
@@ -1770,7 +1771,7 @@ C<utf8 =E<gt> 1> (flags of its own) stays a value (docs/protocols.md, "Leases").
 =item invalidate ($key, [$stale_ttl])
 
 mcpool extension (meta protocol only): marks the key stale for C<$stale_ttl> seconds (30 when
-omitted, as in Python: C<MCPOOL_LEASE_DEFAULT_STALE_TTL>) instead of deleting it, so C<get_lease> readers keep the old value while one recomputes. True, false
+omitted or undef, as in Python: C<MCPOOL_LEASE_DEFAULT_STALE_TTL>) instead of deleting it, so C<get_lease> readers keep the old value while one recomputes. True, false
 when the key did not exist, nothing on an error. Plain reads still return the old value.
 memcached gives the recompute token to the first read of the stale item, whatever it asks:
 C<get>, C<get_multi> and C<gat> hand it back (one more round trip), so the next C<get_lease>

@@ -195,9 +195,10 @@ for my $proto (qw(text meta binary)) {
         'invalidate of a missing key: false, not an error');
     # The times may be omitted: the core's defaults, 30 s and 0 (tester finding retest33 9).
     is(($m->get_lease("${p}lease-default"))[0], 'recompute', 'get_lease with the key alone');
-    is(($m->get_lease("${p}lease-default"))[0], 'wait', '... the next caller waits');
+    is(($m->get_lease("${p}lease-default", undef, undef))[0], 'wait',
+        '... the next caller waits (undef times: the defaults)');
     ok($m->set("${p}lease-default", 'v', 1000), '... stored, for 1000 s');
-    ok($m->invalidate("${p}lease-default"), 'invalidate with the key alone');
+    ok($m->invalidate("${p}lease-default", undef), 'invalidate with the key alone (undef time)');
     my $ttl = ($m->meta_info("${p}lease-default") // {})->{ttl};
     ok(defined $ttl && $ttl > 0 && $ttl <= 30, "... stale for the default 30 s (" . ($ttl // 'undef') . ")");
     my $text = Mcpool->new({ servers => [$srv] });

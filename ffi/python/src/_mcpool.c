@@ -3537,7 +3537,7 @@ static PyObject *Client_get_lease(ClientObject *self, PyObject *const *args, Py_
     CHECK_OPEN(self);
     if (parse_args("get_lease", args, nargs, kw, names, 3, 3, 3, 1, a) < 0)
         return NULL;
-    if (a[1] == NULL) {
+    if (a[1] == NULL || a[1] == Py_None) { /* None: the default too (tester finding retest35 2) */
         vivify = MCPOOL_LEASE_DEFAULT_VIVIFY_TTL;
     } else if (time_arg(a[1], "get_lease", a[0], "vivify_ttl", &vivify) < 0) {
         return NULL;
@@ -3588,7 +3588,8 @@ static PyObject *Client_invalidate(ClientObject *self, PyObject *const *args, Py
     CHECK_OPEN(self);
     if (parse_args("invalidate", args, nargs, kw, names, 2, 2, 2, 1, a) < 0)
         return NULL;
-    if ((a[1] != NULL && time_arg(a[1], "invalidate", a[0], "stale_ttl", &stale) < 0) ||
+    if ((a[1] != NULL && a[1] != Py_None /* None: the default */ &&
+         time_arg(a[1], "invalidate", a[0], "stale_ttl", &stale) < 0) ||
         key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
@@ -4352,8 +4353,9 @@ static PyMethodDef Client_methods[] = {
     {"close", (PyCFunction)Client_close_hooked, METH_NOARGS,
      "close()\n--\n\nCloses the client, for an application shutting down: calls of other "
      "threads waiting for a pooled connection, and every later call, raise ClientError "
-     "(MCPOOL_CLOSED) before anything is sent, and no connection is opened; idle connections "
-     "close now, busy ones when their call ends. Idempotent."},
+     "(MCPOOL_CLOSED) before anything is sent (a batch of no keys, which sends nothing, "
+     "answers empty), and no connection is opened; idle connections close now, busy ones "
+     "when their call ends. Idempotent."},
     {"server_states", (PyCFunction)Client_server_states_hooked, METH_NOARGS,
      "server_states()\n--\n\n{server: {'alive': bool, 'failures': int, 'retry_in': seconds}}."},
     {"_set_servers", (PyCFunction)Client__set_servers_hooked, METH_O,

@@ -225,6 +225,12 @@ def test_leases_and_invalidate(server, prefix):
     assert {first[0], second[0]} == {"recompute", "wait"}
     assert first[1] == second[1] == "fresh"  # the stale value meanwhile
     assert mc.invalidate(prefix + "never") is False
+    # None is the default time, as omitting it (tester finding retest35 2: it was 0)
+    n = prefix + "lease-none"
+    assert mc.set(n, "v", time=1000)
+    assert mc.invalidate(n, None) is True
+    assert 0 < mc.meta_info(n)["ttl"] <= 30
+    assert mc.get_lease(prefix + "lease-none2", None, None)[0] == "recompute"
     text = mcpool.Client([server.addr])
     with pytest.raises(mcpool.ConfigurationError):
         text.get_lease(k)  # meta protocol only: the core's UNSUPPORTED
