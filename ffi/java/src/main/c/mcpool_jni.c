@@ -12,9 +12,10 @@
  *    never as a jstring: GetStringUTFChars/NewStringUTF speak modified UTF-8 (NUL as C0 80,
  *    characters outside the BMP as two three-byte surrogates), not the UTF-8 the core reads
  *    and writes. Only mcpool_version and mcpool_status_name, static ASCII, become jstrings;
- *  - user objects (the listeners) are held by weak global references only: the Java client
- *    holds them strongly, so a listener that refers back to its client does not make the
- *    client a GC root (a strong global reference would: the Cleaner would never free it).
+ *  - user objects (the listeners, the resolver) are held by weak global references only: the
+ *    Java client holds them strongly, so a listener that refers back to its client does not
+ *    make the client a GC root (a strong global reference would: the Cleaner would never free
+ *    it).
  *
  * The hot calls (store, get, delete, getMulti) keep JNI round trips to a minimum: lengths come
  * from Java (no GetArrayLength), keys and small values are copied to the stack (one
@@ -44,7 +45,7 @@
 
 static jclass cls_client_exc, cls_config_exc, cls_connection_exc, cls_timeout_exc, cls_server_exc, cls_mcpool_exc;
 static jclass cls_byte_array, cls_oom, cls_native;
-static jmethodID mid_dispatch_event, mid_dispatch_operation;
+static jmethodID mid_dispatch_event, mid_dispatch_operation, mid_dispatch_resolve;
 static JavaVM *the_vm;
 static jmethodID ctor_client_exc, ctor_config_exc, ctor_connection_exc, ctor_timeout_exc, ctor_server_exc,
     ctor_mcpool_exc;
@@ -103,6 +104,8 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     mid_dispatch_operation = (*env)->GetStaticMethodID(env, cls_native, "dispatchOperation",
                                                        "(Ljava/lang/Object;[BII[B[BJII[BJJJ)V");
     if (mid_dispatch_operation == NULL) return JNI_ERR;
+    mid_dispatch_resolve = (*env)->GetStaticMethodID(env, cls_native, "dispatchResolve", "(Ljava/lang/Object;[BIJ)I");
+    if (mid_dispatch_resolve == NULL) return JNI_ERR;
     return JNI_VERSION_1_8;
 }
 
@@ -840,6 +843,175 @@ JNIEXPORT jlong JNICALL Java_io_mcpool_Native_configSetOperationListener(JNIEnv 
 JNIEXPORT void JNICALL Java_io_mcpool_Native_releaseRef(JNIEnv *env, jclass cls, jlong ref) {
     (void)cls;
     if (ref != 0) (*env)->DeleteWeakGlobalRef(env, (jweak)(intptr_t)ref);
+}
+
+/* The resolver (mcpool_config_set_resolver_owned). Unlike the listeners' callbacks, the core
+ * calls it on a helper thread of its own, possibly after mcpool_client_free (a stalled call
+ * returns when it returns), so its userdata is a block of its own that the library frees
+ * (resolver_block_free) once nothing can call the resolver any more: the JVM and a weak global
+ * reference to the Resolver, which the Java client holds strongly (as the listeners, so a
+ * resolver that refers to its client keeps nothing alive). */
+struct resolver_block {
+    JavaVM *vm;
+    jweak resolver;
+};
+
+/* Resolver blocks made and not yet freed (Native.resolverBlocks, for the tests). */
+static long resolver_blocks;
+
+/* Says why the resolver found no address (static ASCII). */
+static void resolver_reason(mcpool_resolved *out, const char *reason) {
+    (void)mcpool_resolved_set_reason(out, reason, strlen(reason));
+}
+
+/* The JNIEnv of the thread the core runs a resolver call or a free on: a thread the JVM does
+ * not know (the core's own) is attached as a daemon thread named mcpool-resolve, and *attached
+ * set, so that the caller detaches it when done. NULL when the JVM gives none (it is going
+ * away). */
+static JNIEnv *resolver_env(JavaVM *vm, int *attached) {
+    JNIEnv *env = NULL;
+    *attached = 0;
+    if (vm == NULL) return NULL;
+    jint got = (*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8);
+    if (got == JNI_OK) return env;
+    if (got != JNI_EDETACHED) return NULL;
+    JavaVMAttachArgs args = {JNI_VERSION_1_8, (char *)"mcpool-resolve", NULL};
+    env = NULL;
+    if ((*vm)->AttachCurrentThreadAsDaemon(vm, (void **)&env, &args) != JNI_OK || env == NULL) return NULL;
+    *attached = 1;
+    return env;
+}
+
+/* The resolver callback: hands the host (UTF-8 bytes) and port to Native.dispatchResolve,
+ * which asks the Resolver, adds each address it answers with mcpool_resolved_add (Native.
+ * resolvedAdd) and returns 0, or sets the reason (Native.resolvedSetReason) and returns 1.
+ * No Java exception, and nothing else, unwinds into the core: dispatchResolve catches
+ * everything, and anything still pending is cleared here. */
+static int resolver_callback(void *userdata, const char *host, size_t host_len, uint16_t port,
+                             mcpool_resolved *out) {
+    struct resolver_block *block = userdata;
+    if (block == NULL) return 1;
+    int attached = 0;
+    JNIEnv *env = resolver_env(block->vm, &attached);
+    if (env == NULL) {
+        resolver_reason(out, "the resolver could not run: the JVM did not attach the library's thread");
+        return 1;
+    }
+    /* (The core's threads have none; kept for a thread the JVM knows, as the listeners do.) */
+    jthrowable pending = (*env)->ExceptionOccurred(env);
+    if (pending != NULL) (*env)->ExceptionClear(env);
+    int rc = 1;
+    if ((*env)->PushLocalFrame(env, 8) == 0) {
+        jobject resolver = (*env)->NewLocalRef(env, block->resolver); /* NULL: collected */
+        if (resolver == NULL) {
+            if (!(*env)->ExceptionCheck(env))
+                resolver_reason(out, "the resolver is gone: its client was closed or dropped");
+        } else {
+            jbyteArray jhost = new_bytes(env, host, host_len);
+            if (jhost != NULL) {
+                jint r = (*env)->CallStaticIntMethod(env, cls_native, mid_dispatch_resolve, resolver, jhost,
+                                                     (jint)port, (jlong)(intptr_t)out);
+                if (!(*env)->ExceptionCheck(env) && r == 0) rc = 0;
+            }
+        }
+        if ((*env)->ExceptionCheck(env)) {
+            (*env)->ExceptionClear(env);
+            rc = 1;
+            resolver_reason(out, "the resolver could not be asked: the JVM threw (out of memory?)");
+        }
+        (*env)->PopLocalFrame(env, NULL);
+    } else {
+        (*env)->ExceptionClear(env);
+        resolver_reason(out, "the resolver could not be asked: the JVM is out of memory");
+    }
+    if (pending != NULL) {
+        (*env)->Throw(env, pending);
+        (*env)->DeleteLocalRef(env, pending);
+    }
+    if (attached) (*block->vm)->DetachCurrentThread(block->vm);
+    return rc;
+}
+
+/* Frees a resolver block (mcpool_userdata_free): called once by the library, on any thread,
+ * when nothing can call the resolver any more; or here, when the configuration refused it.
+ * Deletes the weak global reference (safe with an exception pending); a JVM that gives no
+ * JNIEnv any more is going away, and the reference with it. */
+static void resolver_block_free(void *userdata) {
+    struct resolver_block *block = userdata;
+    if (block == NULL) return;
+    int attached = 0;
+    JNIEnv *env = resolver_env(block->vm, &attached);
+    if (env != NULL) (*env)->DeleteWeakGlobalRef(env, block->resolver);
+    if (attached) (*block->vm)->DetachCurrentThread(block->vm);
+    __atomic_sub_fetch(&resolver_blocks, 1, __ATOMIC_ACQ_REL);
+    free(block);
+}
+
+/* Makes resolver (an io.mcpool.Resolver) the configuration's resolver: a block holding the JVM
+ * and a weak global reference to it, handed to the library (mcpool_config_set_resolver_owned),
+ * which frees it. The caller keeps the resolver reachable while its clients are (NativeClient). */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_configSetResolver(JNIEnv *env, jclass cls, jlong cfg,
+                                                               jobject resolver) {
+    (void)cls;
+    if (resolver == NULL) {
+        throw_status(env, mcpool_config_set_resolver_owned(CONFIG(cfg), NULL, NULL, NULL));
+        return;
+    }
+    JavaVM *vm = NULL;
+    if ((*env)->GetJavaVM(env, &vm) != JNI_OK || vm == NULL) {
+        throw_oom(env, "mcpool: resolver (no JavaVM)");
+        return;
+    }
+    struct resolver_block *block = malloc(sizeof *block);
+    if (block == NULL) {
+        throw_oom(env, "mcpool: resolver");
+        return;
+    }
+    block->vm = vm;
+    block->resolver = callback_ref(env, resolver, "mcpool: resolver");
+    if (block->resolver == NULL) {
+        free(block);
+        return;
+    }
+    __atomic_add_fetch(&resolver_blocks, 1, __ATOMIC_ACQ_REL);
+    mcpool_status st = mcpool_config_set_resolver_owned(CONFIG(cfg), resolver_callback, block, resolver_block_free);
+    if (st != MCPOOL_OK) {
+        resolver_block_free(block); /* refused: still ours */
+        throw_status(env, st);
+    }
+}
+
+/* mcpool_resolved_add for the running resolver callback's answer out: the core's refusal
+ * (text that is no IP literal, a 65th address) thrown with its message. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_resolvedAdd(JNIEnv *env, jclass cls, jlong out, jbyteArray ip,
+                                                         jint port) {
+    (void)cls;
+    uint8_t stack[128];
+    bytes_t b;
+    if (!bytes_get(env, ip, stack, sizeof stack, &b)) return;
+    mcpool_status st = port < 0 || port > 65535
+        ? MCPOOL_INVALID_ARGUMENT
+        : mcpool_resolved_add((mcpool_resolved *)(intptr_t)out, (const char *)b.ptr, b.len, (uint16_t)port);
+    bytes_release(&b);
+    if (st != MCPOOL_OK) throw_status(env, st);
+}
+
+/* mcpool_resolved_set_reason for the running resolver callback's answer out (UTF-8 bytes, at
+ * most 1024: Java cuts it); a reason the core refuses is left out. */
+JNIEXPORT void JNICALL Java_io_mcpool_Native_resolvedSetReason(JNIEnv *env, jclass cls, jlong out,
+                                                               jbyteArray reason) {
+    (void)cls;
+    uint8_t stack[1024];
+    bytes_t b;
+    if (!bytes_get(env, reason, stack, sizeof stack, &b)) return;
+    (void)mcpool_resolved_set_reason((mcpool_resolved *)(intptr_t)out, (const char *)b.ptr, b.len);
+    bytes_release(&b);
+}
+
+JNIEXPORT jlong JNICALL Java_io_mcpool_Native_resolverBlocks(JNIEnv *env, jclass cls) {
+    (void)env;
+    (void)cls;
+    return (jlong)__atomic_load_n(&resolver_blocks, __ATOMIC_ACQUIRE);
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -48,6 +48,8 @@ final class Config {
     ServerEventListener listener;
     /** The per-operation listener with its error count (null: none). */
     Native.OperationDispatch operations;
+    /** The resolver of server host names (null: the system's). */
+    Resolver resolver;
 
     Config copy() {
         Config c = new Config();
@@ -56,6 +58,7 @@ final class Config {
         c.options.putAll(options);
         c.listener = listener;
         c.operations = operations;
+        c.resolver = resolver;
         return c;
     }
 
@@ -139,6 +142,10 @@ final class Config {
      * Text is passed to the C side as strict UTF-8 bytes ({@link Utf8}), never as JNI's
      * modified UTF-8.
      *
+     * <p>The resolver goes to the native configuration as a block the library frees once
+     * nothing can call it any more ({@link Native#configSetResolver}): nothing to release here,
+     * but the caller keeps the resolver reachable as long as the client ({@link NativeClient}).
+     *
      * @return the client handle, the weak global reference to the event listener and the one
      *     to the operation listener (0 without one), which must outlive the client
      *     ({@link NativeClient} releases them, and keeps the listeners themselves reachable)
@@ -167,6 +174,7 @@ final class Config {
                 if (names.get(i) == null) Native.configAddServer(cfg, values.get(i), weights.get(i));
                 else Native.configSet(cfg, names.get(i), values.get(i));
             }
+            if (resolver != null) Native.configSetResolver(cfg, resolver);
             long ref = listener == null ? 0 : Native.configSetEventListener(cfg, listener);
             long opRef = 0;
             try {

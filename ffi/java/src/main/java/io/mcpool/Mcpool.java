@@ -368,6 +368,21 @@ public final class Mcpool implements AutoCloseable {
             return this;
         }
 
+        /** Resolves the servers given by name with {@code resolver} instead of the system's
+         * resolver (service discovery; IP literals and unix socket paths never reach it): the
+         * C ABI's {@code mcpool_config_set_resolver_owned}. Called on a helper thread of the
+         * library, not the caller's, at each connect a call makes, or every
+         * {@code resolve_interval} ({@code option("resolve_interval", "30s")}, re-resolving in
+         * the background); it must not call the client. Throwing, answering null, no address,
+         * more than 64 or an item that is no IP literal fails the call that needed the answer
+         * with a {@link ConnectionException} quoting why: see {@link Resolver}. Null removes
+         * the one set (the system's resolver then). Every client built from this builder
+         * shares the resolver, and holds it (the library reaches it only weakly). */
+        public Builder resolver(Resolver resolver) {
+            cfg.resolver = resolver;
+            return this;
+        }
+
         /** Fail-open (the core's {@code fail_open} option): a timeout or an unreachable
          * server answers as a miss (get: null) or not stored (set: false, delete/touch:
          * false, incr/decr: empty), counted in {@link Mcpool#metrics()}; protocol

@@ -12,6 +12,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -376,6 +377,111 @@ final class Native {
      * global reference to release ({@link #releaseRef}) once every client built from it is
      * freed; the caller keeps the dispatcher alive, as for {@link #configSetEventListener}. */
     static native long configSetOperationListener(long cfg, Object dispatcher);
+
+    /** Makes resolver (a {@link Resolver}) the configuration's resolver
+     * ({@code mcpool_config_set_resolver_owned}): the native side reaches it through a weak
+     * global reference in a block the library frees, with the reference, once nothing can
+     * call the resolver any more (the configuration and every client built from it freed,
+     * every callback already started returned). The caller keeps the resolver itself
+     * reachable for as long as its clients (NativeClient), as for the listeners. */
+    static native void configSetResolver(long cfg, Object resolver);
+    /** Adds one address to the answer {@code out} of the running resolver callback
+     * ({@code mcpool_resolved_add}); throws the core's refusal (not an IP literal: MCPOOL_INVALID_ARGUMENT,
+     * beyond 64 addresses: MCPOOL_CONFIG). {@code out} is valid only during that callback. */
+    static native void resolvedAdd(long out, byte[] ip, int port);
+    /** Says why the running resolver callback found no address ({@code mcpool_resolved_set_reason},
+     * UTF-8, at most {@link #REASON_MAX} bytes); a reason the core refuses is left out. */
+    static native void resolvedSetReason(long out, byte[] reason);
+    /** Resolver blocks the native side holds (made by {@link #configSetResolver}, not yet freed
+     * by the library): for tests. */
+    static native long resolverBlocks();
+
+    /** The C ABI's MCPOOL_RESOLVED_MAX: most addresses one answer may hold. */
+    static final int RESOLVED_MAX = 64;
+    /** The longest reason {@code mcpool_resolved_set_reason} takes, in bytes. */
+    static final int REASON_MAX = 1024;
+
+    /** Called by the C side's resolver callback, on the library's helper thread (attached to
+     * the JVM for the call): asks the resolver, adds each address it answers to {@code out}
+     * and returns 0; or says why not ({@link #resolvedSetReason}) and returns 1. Nothing it
+     * or the resolver throws escapes (the C side clears anything left pending as well). */
+    static int dispatchResolve(Object resolver, byte[] host, int port, long out) {
+        String reason;
+        try {
+            reason = resolve((Resolver) resolver, Utf8.decode(host), port, out);
+        } catch (Throwable t) {
+            reason = "the resolver's answer could not be read: " + describe(t);
+        }
+        if (reason == null) return 0;
+        try {
+            resolvedSetReason(out, reasonBytes(reason));
+        } catch (Throwable t) {
+            // no reason then: the core says "resolver callback returned 1"
+        }
+        return 1;
+    }
+
+    /** Asks the resolver and adds its addresses to {@code out}: null when it answered at least
+     * one address, every one added; else why the name did not resolve. */
+    private static String resolve(Resolver resolver, String host, int port, long out) {
+        List<String> answer;
+        try {
+            answer = resolver.resolve(host, port);
+        } catch (Throwable t) {
+            return "the resolver threw " + describe(t);
+        }
+        if (answer == null) return "the resolver answered null";
+        int n = answer.size();
+        if (n == 0) return "the resolver answered no address";
+        if (n > RESOLVED_MAX) {
+            return "the resolver answered " + n + " addresses, more than the " + RESOLVED_MAX
+                + " an answer may hold (MCPOOL_RESOLVED_MAX)";
+        }
+        int i = 0;
+        for (Object item : (List<?>) answer) { // a raw List may hold anything
+            if (!(item instanceof String)) {
+                return "the resolver answered " + (item == null ? "null" : "a " + item.getClass().getName())
+                    + " among its addresses (item " + i + "), not an IP literal as a String";
+            }
+            String ip = (String) item;
+            try {
+                // lenient: an unpaired surrogate becomes '?', which no IP literal holds either
+                resolvedAdd(out, ip.getBytes(StandardCharsets.UTF_8), port);
+            } catch (McpoolException e) {
+                return "the resolver answered " + quoted(ip) + ": " + e.detail();
+            }
+            i++;
+        }
+        return i == 0 ? "the resolver answered no address" : null;
+    }
+
+    /** A throwable as a reason: its class and, when it has one, its message. */
+    private static String describe(Throwable t) {
+        String msg;
+        try {
+            msg = t.getMessage();
+        } catch (Throwable e) {
+            msg = null;
+        }
+        return t.getClass().getName() + (msg == null ? "" : ": " + msg);
+    }
+
+    /** An answered item in double quotes, its first 100 chars (the reason is bounded). */
+    private static String quoted(String s) {
+        return "\"" + (s.length() <= 100 ? s : s.substring(0, 100) + "...") + "\"";
+    }
+
+    /** A reason's UTF-8 bytes, cut to {@link #REASON_MAX} at a character boundary (the core
+     * refuses a longer one, or one that is not UTF-8). */
+    static byte[] reasonBytes(String reason) {
+        byte[] b = reason.getBytes(StandardCharsets.UTF_8);
+        if (b.length <= REASON_MAX) return b;
+        int n = REASON_MAX - 3;
+        while (n > 0 && (b[n] & 0xC0) == 0x80) n--; // b[n] starts the first character left out
+        byte[] cut = java.util.Arrays.copyOf(b, n + 3);
+        cut[n] = cut[n + 1] = cut[n + 2] = '.';
+        return cut;
+    }
 
     /** An {@link OperationListener} and the count of the exceptions it threw. */
     static final class OperationDispatch {

@@ -24,8 +24,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * closed (and backs out), or the closer sees the caller's count (and leaves the free to the
  * last caller to leave, who sums again).
  *
- * <p>The listeners ({@code onServerEvent}, {@code onOperation}) are held strongly here and only
- * weakly by the native side (JNI weak global references): a listener that refers back to its
+ * <p>The listeners ({@code onServerEvent}, {@code onOperation}) and the {@link Resolver} are
+ * held strongly here and only weakly by the native side (JNI weak global references): a
+ * listener (or resolver) that refers back to its
  * client (a lambda using the client) then keeps nothing alive, and the Cleaner frees a client
  * dropped unclosed. A strong global reference would be a GC root reaching the client through
  * the listener: never freed. The Cleaner's {@link State} holds neither the listeners nor this
@@ -120,13 +121,16 @@ final class NativeClient implements AutoCloseable {
 
     private final State state;
     private final Cleaner.Cleanable cleanable;
-    /** The listeners the native side holds weakly: reachable exactly as long as this client
-     * (never read: they are here for the GC). */
-    private final Object listener, operations;
+    /** The listeners and the resolver the native side holds weakly: reachable exactly as long
+     * as this client (never read: they are here for the GC). The resolver's weak reference is
+     * the library's to release (once no resolver call can start or is running), not
+     * {@link State}'s. */
+    private final Object listener, operations, resolver;
 
     NativeClient(Config cfg) {
         listener = cfg.listener;
         operations = cfg.operations;
+        resolver = cfg.resolver;
         state = new State(cfg.buildClient());
         cleanable = CLEANER.register(this, state);
     }
