@@ -93,6 +93,10 @@ pub struct Config {
     pub retry_timeout: Duration,
     /// Cap on the doubling retry wait.
     pub retry_timeout_max: Duration,
+    /// How long a server that left the ring (under an ejecting failover, `eject_after`
+    /// markings in a row) rests before it is tried again, in place of the retry back-off
+    /// (pymemcache's `dead_timeout`); `None`: the back-off.
+    pub ejected_rest: Option<Duration>,
     /// Compression of large values.
     pub compression: Compression,
     /// The value format and the serialized kinds that are on (docs/value-format.md).
@@ -162,6 +166,7 @@ impl std::fmt::Debug for Config {
             io_timeout_marks_dead,
             retry_timeout,
             retry_timeout_max,
+            ejected_rest,
             compression,
             values,
             key_prefix,
@@ -203,6 +208,7 @@ impl std::fmt::Debug for Config {
             .field("io_timeout_marks_dead", &io_timeout_marks_dead)
             .field("retry_timeout", &retry_timeout)
             .field("retry_timeout_max", &retry_timeout_max)
+            .field("ejected_rest", &ejected_rest)
             .field("compression", &compression)
             .field("values", &values)
             .field("key_prefix", &key_prefix)
@@ -248,6 +254,7 @@ impl Default for Config {
             io_timeout_marks_dead: true,
             retry_timeout: Duration::from_secs(1),
             retry_timeout_max: Duration::from_secs(30),
+            ejected_rest: None,
             compression: Compression::default(),
             values: ValueOptions::default(),
             key_prefix: Vec::new(),
@@ -767,6 +774,17 @@ impl ClientBuilder {
     pub fn retry_timeout_max(mut self, d: Duration) -> Self {
         self.config.retry_timeout_max = d;
         self.retry_cap_chosen = !self.applying_base;
+        self
+    }
+
+    /// How long a server that left the ring under an ejecting failover (marked dead
+    /// `eject_after` times in a row) rests before it is tried again, in place of the retry
+    /// back-off: pymemcache's `dead_timeout` (60 s), which keeps a removed node out of its
+    /// hash that long, so that a server that flaps does not take its keys back (and their
+    /// older copies) a second after each return (tester finding frameworks2 1). Zero (the
+    /// default): the back-off.
+    pub fn ejected_rest(mut self, d: Duration) -> Self {
+        self.config.ejected_rest = (!d.is_zero()).then_some(d);
         self
     }
 

@@ -49,6 +49,9 @@ pub struct Health {
     window: u64,
     retry: Duration,
     retry_max: Duration,
+    /// `(after, rest)`: from the `after`-th marking in a row, the rest is `rest`
+    /// ([`Health::with_ejected_rest`]).
+    ejected_rest: Option<(u32, Duration)>,
     /// Marked dead before it ever answered ([`Health::mark_unreachable`]): out of the ring
     /// until a try of its own finds it answering ([`Health::end_probe`]), not merely until
     /// its retry is due (tester finding retest32 1).
@@ -130,6 +133,7 @@ impl Health {
             window: window.map_or(0, |w| u64::try_from(w.as_millis()).unwrap_or(u64::MAX)),
             retry,
             retry_max,
+            ejected_rest: None,
             unproven: AtomicBool::new(false),
             probing: AtomicU64::new(0),
             cause: std::sync::Mutex::new(String::new()),
@@ -237,9 +241,22 @@ impl Health {
         until
     }
 
+    /// This health with `ejected_rest`: `(after, rest)`, the rest of a server marked dead
+    /// `after` times in a row or more (out of the ring: `ClientBuilder::ejected_rest`).
+    pub(crate) fn with_ejected_rest(mut self, ejected_rest: Option<(u32, Duration)>) -> Health {
+        self.ejected_rest = ejected_rest;
+        self
+    }
+
     /// The rest after the `marks`-th marking in a row: `retry` doubled per marking after
-    /// the first, at most `retry_max`.
+    /// the first, at most `retry_max`; from the marking that ejects it, `ejected_rest` when
+    /// set.
     fn back_off(&self, marks: u32) -> Duration {
+        if let Some((after, rest)) = self.ejected_rest {
+            if marks >= after {
+                return rest;
+            }
+        }
         let doublings = marks.saturating_sub(1).min(16);
         self.retry
             .saturating_mul(1 << doublings)
@@ -433,6 +450,27 @@ mod tests {
         assert!(!h.is_ejected(1) && h.may_try() && h.is_healthy(), "back");
         assert!(!h.is_unproven() && !h.begin_probe());
         assert!(h.snapshot("x").alive, "back: alive");
+    }
+
+    /// From the marking that ejects a server, its rest is `ejected_rest`, not the back-off
+    /// (pymemcache's dead_timeout: tester finding frameworks2 1); before it, the back-off.
+    #[test]
+    fn an_ejected_server_rests_its_ejected_rest() {
+        let h = Health::new(1, Duration::from_secs(1), Duration::from_secs(1))
+            .with_ejected_rest(Some((3, Duration::from_secs(60))));
+        assert_eq!(h.back_off(1), Duration::from_secs(1));
+        assert_eq!(h.back_off(2), Duration::from_secs(1));
+        assert_eq!(h.back_off(3), Duration::from_secs(60));
+        assert_eq!(h.back_off(9), Duration::from_secs(60));
+        let plain = Health::new(1, Duration::from_secs(1), Duration::from_secs(30));
+        assert_eq!(plain.back_off(3), Duration::from_secs(4));
+        // the third marking in a row leaves it out for the ejected rest
+        for _ in 0..3 {
+            h.come_due();
+            h.record_failure(h.epoch());
+        }
+        let left = h.snapshot("x").retry_in.unwrap();
+        assert!(left > Duration::from_secs(50), "{left:?}");
     }
 
     #[test]

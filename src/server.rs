@@ -132,6 +132,9 @@ pub(crate) struct PoolSettings {
     pub retry_timeout: Duration,
     /// The longest rest, as it backs off.
     pub retry_timeout_max: Duration,
+    /// `(eject_after, rest)`: a server marked dead that many times in a row (out of the ring)
+    /// rests this long instead ([`crate::ClientBuilder::ejected_rest`]); `None`: the back-off.
+    pub ejected_rest: Option<(u32, Duration)>,
     /// Told when a server goes down or comes back.
     pub events: Option<EventHandler>,
     /// The clean-up of a returning server (`on_server_return`, `written_while_away_max`);
@@ -476,12 +479,15 @@ impl Server {
         // `host:port` as written (a port's leading zero kept: fed back to `set_servers`, a
         // label places keys where its server's did)
         let label: Arc<str> = spec.to_string().into();
-        let health = Arc::new(Health::with_window(
-            settings.failure_limit,
-            settings.failure_window,
-            settings.retry_timeout,
-            settings.retry_timeout_max,
-        ));
+        let health = Arc::new(
+            Health::with_window(
+                settings.failure_limit,
+                settings.failure_window,
+                settings.retry_timeout,
+                settings.retry_timeout_max,
+            )
+            .with_ejected_rest(settings.ejected_rest),
+        );
         let counters = Arc::new(Counters::default());
         counters
             .pool_generation

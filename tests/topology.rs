@@ -984,3 +984,60 @@ fn the_try_of_a_server_that_joined_dead_is_no_calls_time() {
         "the healthy server stays alive"
     );
 }
+
+/// pymemcache's dead_timeout: a server its HashClient removed stays out of the hash for 60 s,
+/// so a flapping server does not take its keys back a second after each return, and its
+/// keys keep reading what was written while it was out (tester finding frameworks2 1: back
+/// after the retry, then down again, its key read a value overwritten since). The core's
+/// `ejected_rest`, set by the pymemcache preset: after the marking that ejects it, the server
+/// rests that long, even once it answers again.
+#[test]
+fn an_ejected_server_stays_out_for_its_ejected_rest() {
+    let a = Memcached::start(&[]);
+    let mut b = Memcached::start(&[]);
+    let port = b.port;
+    let prefix = unique("rest");
+    let client = Client::builder()
+        .servers([a.addr(), b.addr()])
+        .min_idle(0)
+        .set("preset", "pymemcache")
+        .unwrap()
+        .set("retry_timeout", "50ms")
+        .unwrap()
+        .set("retry_timeout_max", "50ms")
+        .unwrap()
+        .key_prefix(prefix.as_str())
+        .build()
+        .unwrap();
+    let on_b = (0..10_000)
+        .map(|i| format!("k{i}"))
+        .find(|k| client.server_for(k).unwrap() == 1)
+        .unwrap();
+    b.kill();
+    // Marked at the first failure, tried every 50 ms, ejected at the third failed period:
+    // then the key's writes go to A.
+    wait_until("the key moves to A", Duration::from_secs(10), || {
+        client.set(&on_b, "during-outage", 0).is_ok()
+    });
+    let direct_a = Client::new([a.addr()]).unwrap();
+    let wire = |k: &str| format!("{prefix}{k}");
+    assert_eq!(
+        direct_a.get(wire(&on_b)).unwrap().as_deref(),
+        Some(&b"during-outage"[..])
+    );
+    // B answers again, well past its retry_timeout: still out (60 s), the key stays on A.
+    let _b = Memcached::start_on(port, &[]);
+    std::thread::sleep(Duration::from_millis(300)); // six retry periods, none taken
+    assert!(client.set(&on_b, "after-return", 0).unwrap().is_stored());
+    assert_eq!(
+        direct_a.get(wire(&on_b)).unwrap().as_deref(),
+        Some(&b"after-return"[..])
+    );
+    let direct_b = Client::new([format!("127.0.0.1:{port}")]).unwrap();
+    assert_eq!(direct_b.get(wire(&on_b)).unwrap(), None, "nothing on B");
+    let state = &client.server_states()[1];
+    assert!(
+        !state.alive && state.retry_in.unwrap() > Duration::from_secs(50),
+        "{state:?}"
+    );
+}

@@ -182,6 +182,10 @@ impl Client {
             io_timeout_marks_dead: config.io_timeout_marks_dead,
             retry_timeout: config.retry_timeout,
             retry_timeout_max: config.retry_timeout_max,
+            ejected_rest: config
+                .ejected_rest
+                .filter(|_| router.ejects(config.failover))
+                .map(|rest| (config.eject_after, rest)),
             events: config.events.clone(),
             on_return: (config.on_server_return != crate::stale::OnServerReturn::Keep
                 && config.failover != crate::route::FailoverPolicy::FailFast)

@@ -880,6 +880,9 @@ pub static OPTIONS: &[OptionSpec] = &[
     row!("eject_after", Integer, "", "1", "1 to 4294967295",
         "under failover=eject (and rehash where it ejects), the times in a row a dead server must have been marked dead (its marking, then each failed retry) before its keys move; until then they fail (ServerDead); libmemcached's failure_limit under auto_eject (the pylibmc and libmemcached presets: 5)",
         Apply::U32(ClientBuilder::eject_after, 0, u32::MAX)),
+    row!("ejected_rest", DurationOrZero, "ms", "0", "",
+        "under failover=eject, how long a server that left the ring (eject_after markings in a row) rests before it is tried again, in place of the retry back-off (pymemcache's dead_timeout: the pymemcache preset, 60s); 0: the back-off",
+        Apply::Duration(ClientBuilder::ejected_rest)),
     row!("failure_window", DurationOrNone, "ms", "0", "",
         "count failure_limit's failures within this window of the first of them, a success in between not resetting the count (Cache::Memcached::Fast's max_failures in failure_timeout); 0: consecutive failures, reset by a success",
         Apply::OptDuration(ClientBuilder::failure_window)),
@@ -1293,12 +1296,14 @@ pub static PRESETS: &[Preset] = &[
             // the hash at the call after its third failed try (_safely_run_func): marked dead
             // at the first failure, tried every second, ejected on the third failed period
             // (tester finding pycompat 1: failure_limit 2 moved a key at the second failed
-            // call, 0.4 s into an outage pymemcache rode out). Its dead_timeout (60 s out of
-            // the hash once removed) is not modelled: an ejected server is tried every second.
+            // call, 0.4 s into an outage pymemcache rode out).
             ("failure_limit", "1"),
             ("eject_after", "3"),
             ("retry_timeout", "1s"),
             ("retry_timeout_max", "1s"),
+            // its dead_timeout: once removed, 60 s out of the hash (tester finding
+            // frameworks2 1: back after a second, a flapping server's keys read older copies)
+            ("ejected_rest", "60s"),
             ("compression", "false"),
             // no client-side limit: the server's item size decides (tester finding pycompat 3)
             ("max_value_size", "1073741824"),

@@ -372,7 +372,8 @@ def test_refusals(server, servers):
     with pytest.raises(NotImplementedError, match="lock_generator"):
         PooledClient(server.addr, lock_generator=object)
     with pytest.raises(NotImplementedError, match="dead_timeout"):
-        HashClient([server.addr], dead_timeout=30)
+        HashClient([server.addr], dead_timeout=0)
+    HashClient([server.addr], dead_timeout=30)  # the core's ejected_rest
     with pytest.raises(NotImplementedError, match="retry_timeout"):
         HashClient([server.addr], retry_timeout=0)
     with pytest.raises(NotImplementedError, match="hasher"):

@@ -195,13 +195,13 @@ def test_pymemcache_options_take_effect_as_there(server, prefix):
 
 def test_options_mcpool_cannot_honour_are_refused_as_the_compat_module_refuses_them(server):
     """What mcpool.compat.pymemcache's HashClient and mcpool.compat.memcache's Client refuse
-    (dead_timeout other than 60, another hasher, lock_generator, a custom pickler, ...) the
+    (dead_timeout of 0, another hasher, lock_generator, a custom pickler, ...) the
     backend refuses with the same exception and words; and what only the backend's values
     rule out: PyMemcacheCache without a serde, python-memcached refusing every value or
     timing out at once."""
     loc = [server.addr]
     HashClient = mcpool.compat.pymemcache.HashClient
-    for opts in ({"dead_timeout": 30}, {"hasher": object}, {"retry_timeout": 0},
+    for opts in ({"dead_timeout": 0}, {"hasher": object}, {"retry_timeout": 0},
                  {"use_pooling": True, "lock_generator": object},
                  {"socket_module": object()}, {"tls_context": object()}):
         with pytest.raises(Exception) as want:
