@@ -246,3 +246,19 @@ def test_an_unknown_option_is_still_refused(server):
     c = ours("pymemcache", loc, "p", {"timeout": "250ms", "connect_timeout": "1s"})
     c.set("k", 1)
     assert c.get("k") == 1 and "operation_timeout" not in c._options
+
+
+def test_mcpool_s_own_placement_over_the_stock_one_warns(server):
+    """OPTIONS with a stock backend's placement (PyLibMCCache's behaviors) and mcpool's own
+    distribution: mcpool's wins, and a RuntimeWarning says keys land elsewhere than the stock
+    backend puts them (tester finding frameworks2 2: silent); the same placement, or only
+    one of the two, says nothing."""
+    import warnings
+    loc = [server.addr, "127.0.0.1:1"]
+    with pytest.warns(RuntimeWarning, match="distribution='libmemcached-modula' overrides"):
+        ours("pylibmc", loc, "p", {"behaviors": {"ketama": True},
+                                   "distribution": "libmemcached-modula"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours("pylibmc", loc, "p", {"behaviors": {"ketama": True}})
+        ours("pylibmc", loc, "p", {"distribution": "libmemcached-modula"})

@@ -224,10 +224,20 @@ def _peer_options(options, peer):
         length = args.get("server_max_key_length")
         if args.get("check_keys", True) and length and length < 250:
             rules["max_key_length"] = length
-    given = {_core_name(k) for k in options}
+    given = {_core_name(k): v for k, v in options.items()}
     for k, v in theirs.items():
-        if _core_name(k) not in given:
+        name = _core_name(k)
+        if name not in given:
             options[k] = v
+        elif name == "distribution" and str(given[name]) != str(v):
+            # the placement decides where every key lives: mcpool's own option wins, and
+            # says so (tester finding frameworks2 2: silent, the stock backend read its own
+            # older values for most keys)
+            warnings.warn(
+                "mcpool.django.McpoolCache: OPTIONS distribution=%r overrides the placement "
+                "the stock backend's OPTIONS ask for (%r): keys land elsewhere than that "
+                "backend puts them. Leave one of the two out to share the cache with it."
+                % (given[name], v), RuntimeWarning, stacklevel=3)
     return options, rules
 
 
