@@ -91,10 +91,12 @@ public class ListenerCycleTest extends ServerTestBase {
         }
         int open = fds();
         // a GC during the loop may already have freed a dropped client (and closed its
-        // connection): counted after the fds, so a free before the count is in it too
+        // connection): counted after the fds, so a free before the count is in it too; and an
+        // fd of an earlier test may close meanwhile (its connection's idle end, a Cleaner):
+        // two of slack, as for the count after (a CI run under load was one short)
         long freedEarly = dropped.stream().filter(d -> d.state.freed.get()).count();
         assertTrue("each client not yet freed holds a connection: " + before + " fds before, " + open
-            + " after, " + freedEarly + " freed already", open >= before + 3 * N - freedEarly);
+            + " after, " + freedEarly + " freed already", open + 2 >= before + 3 * N - freedEarly);
         assertEquals("the operation listeners fired while their clients were alive", 2 * N, fired.get());
         boolean freed = gcUntil(() -> dropped.stream().allMatch(d -> d.state.freed.get()), q);
         long collected = dropped.stream().filter(d -> d.ref.get() == null).count();
