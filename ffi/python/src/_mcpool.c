@@ -51,7 +51,8 @@ typedef struct {
  * read and changed under the GIL only; and its owners: the client object, and each
  * configuration the core took it with (mcpool_config_set_resolver_owned, which releases its
  * share once nothing can call the resolver any more: tester finding leaks 1, one block per
- * client was kept for good). Raw memory, so that the core's release needs no GIL. */
+ * client was kept for good). C heap memory (calloc/free: PyMem_Raw* are in the stable ABI
+ * only from 3.13), so that the core's release needs no GIL. */
 struct resolver_cell {
     PyObject *fn;
     int owners;
@@ -62,7 +63,7 @@ struct resolver_cell {
 static void resolver_cell_release(void *userdata) {
     struct resolver_cell *cell = userdata;
     if (cell != NULL && __atomic_sub_fetch(&cell->owners, 1, __ATOMIC_ACQ_REL) == 0)
-        PyMem_RawFree(cell);
+        free(cell);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1483,7 +1484,7 @@ static int Client_init(ClientObject *self, PyObject *args, PyObject *kwds) {
         }
         if (self->resolver == NULL) {
             /* the client object's share (see ClientObject.resolver) */
-            self->resolver = PyMem_RawCalloc(1, sizeof *self->resolver);
+            self->resolver = calloc(1, sizeof *self->resolver);
             if (self->resolver == NULL) {
                 PyErr_NoMemory();
                 goto fail;
