@@ -1893,19 +1893,11 @@ impl Conn {
             // finding tlssasl 2: "mid-reply" for a server that sent no byte of it).
             // The request was sent: whether the server applied it is unknown, and the error
             // says so (tester finding connlife 6: docs/failover.md promises it).
-            let when = if pending == 0 && self.recv_bytes == self.recv_at_send {
-                // (a proxy's answer to a command it does not support: `Error::is_closed_before_reply`)
-                crate::error::CLOSED_BEFORE_REPLY
-            } else {
-                "server closed the connection mid-reply"
-            };
-            return Err(Error::Io {
-                server: self.server.to_string(),
-                source: io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    format!("{when}{}", crate::error::SENT_UNKNOWN),
-                ),
-            });
+            return Err(crate::error::ConnectionClosed {
+                before_reply: pending == 0 && self.recv_bytes == self.recv_at_send,
+                outcome_unknown: true,
+            }
+            .into_error(self.server.to_string()));
         }
         self.rend += n;
         self.recv_bytes += n as u64;

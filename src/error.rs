@@ -401,32 +401,93 @@ impl Error {
 }
 
 /// What an error says of a request that was sent when its reply never came (an
-/// [`Error::IoTimeout`] with `sent`, a connection closed before or during its reply).
-pub(crate) const SENT_UNKNOWN: &str = " (the request was sent: whether it was applied is unknown)";
+/// [`Error::IoTimeout`] with `sent`, a [`ConnectionClosed`] with `outcome_unknown`).
+const SENT_UNKNOWN: &str = " (the request was sent: whether it was applied is unknown)";
 
-/// What an I/O error says of a connection the server closed before any byte of its reply
-/// ([`Error::is_closed_before_reply`]).
-pub(crate) const CLOSED_BEFORE_REPLY: &str = "server closed the connection before its reply";
+/// The cause inside the [`Error::Io`] of a connection the server closed while a request
+/// sent on it waited for its reply: typed, so that the rules that depend on it (a proxy's
+/// refusal, a read's outcome) ask its fields rather than its message.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ConnectionClosed {
+    /// No byte of the reply had come: what twemproxy answers a command it does not support
+    /// (see `Request::proxy_may_refuse`). False: closed mid-reply.
+    pub(crate) before_reply: bool,
+    /// The message says that the request was sent and whether it was applied is unknown
+    /// (false for a call that changes nothing: [`Error::of_a_read`]).
+    pub(crate) outcome_unknown: bool,
+}
+
+impl ConnectionClosed {
+    /// This close as the [`Error::Io`] of a call to `server`.
+    pub(crate) fn into_error(self, server: String) -> Error {
+        Error::Io {
+            server,
+            source: io::Error::new(io::ErrorKind::UnexpectedEof, self),
+        }
+    }
+
+    /// The close an I/O error carries, if it is one.
+    fn of(source: &io::Error) -> Option<ConnectionClosed> {
+        source
+            .get_ref()?
+            .downcast_ref::<ConnectionClosed>()
+            .copied()
+    }
+}
+
+impl fmt::Display for ConnectionClosed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.before_reply {
+            "server closed the connection before its reply"
+        } else {
+            "server closed the connection mid-reply"
+        })?;
+        if self.outcome_unknown {
+            f.write_str(SENT_UNKNOWN)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConnectionClosed {}
 
 impl Error {
     /// True for a connection the server closed before any byte of the reply to a request
-    /// sent on it (an [`Error::Io`] of [`CLOSED_BEFORE_REPLY`]): what twemproxy answers a
-    /// command it does not support (see `Request::proxy_may_refuse`).
+    /// sent on it ([`ConnectionClosed::before_reply`]): what twemproxy answers a command it
+    /// does not support (see `Request::proxy_may_refuse`).
     pub(crate) fn is_closed_before_reply(&self) -> bool {
         matches!(self, Error::Io { source, .. }
-            if source.kind() == io::ErrorKind::UnexpectedEof
-                && source.to_string().starts_with(CLOSED_BEFORE_REPLY))
+            if ConnectionClosed::of(source).is_some_and(|c| c.before_reply))
     }
 
     /// This error as the cause of a server's marking dead, which the calls it then refuses
     /// quote ([`Error::ServerDead`]): without what it said of its own request (sent, outcome
     /// unknown), which is not theirs: they sent nothing (tester finding java2 4).
     pub(crate) fn as_cause(&self) -> String {
-        self.to_string().replace(SENT_UNKNOWN, "")
+        match self {
+            Error::IoTimeout {
+                server,
+                operation_timeout,
+                sent: true,
+            } => Error::IoTimeout {
+                server: server.clone(),
+                operation_timeout: *operation_timeout,
+                sent: false,
+            }
+            .to_string(),
+            Error::Io { server, source } => match ConnectionClosed::of(source) {
+                Some(closed) => ConnectionClosed {
+                    outcome_unknown: false,
+                    ..closed
+                }
+                .into_error(server.clone())
+                .to_string(),
+                None => self.to_string(),
+            },
+            _ => self.to_string(),
+        }
     }
-}
 
-impl Error {
     /// This error as a call that changes nothing saw it (a read without a touch, `stats`,
     /// `version`): without what it says of a request that was sent and whose outcome is
     /// unknown ([`Error::IoTimeout`]'s `sent`, a connection closed before its reply), since
@@ -443,17 +504,14 @@ impl Error {
                 operation_timeout,
                 sent: false,
             },
-            Error::Io { server, source }
-                if source.kind() == io::ErrorKind::UnexpectedEof
-                    && source.get_ref().is_some()
-                    && source.to_string().contains(SENT_UNKNOWN) =>
-            {
-                let said = source.to_string().replace(SENT_UNKNOWN, "");
-                Error::Io {
-                    server,
-                    source: io::Error::new(io::ErrorKind::UnexpectedEof, said),
+            Error::Io { server, source } => match ConnectionClosed::of(&source) {
+                Some(closed) => ConnectionClosed {
+                    outcome_unknown: false,
+                    ..closed
                 }
-            }
+                .into_error(server),
+                None => Error::Io { server, source },
+            },
             e => e,
         }
     }
@@ -700,8 +758,11 @@ impl Clone for Error {
             Error::Io { server, source } => Error::Io {
                 server: server.clone(),
                 // The operating system's code is kept (it says, e.g., `EMFILE`).
-                source: match source.raw_os_error() {
-                    Some(code) if source.get_ref().is_none() => io::Error::from_raw_os_error(code),
+                source: match (source.raw_os_error(), ConnectionClosed::of(source)) {
+                    (_, Some(closed)) => io::Error::new(source.kind(), closed),
+                    (Some(code), None) if source.get_ref().is_none() => {
+                        io::Error::from_raw_os_error(code)
+                    }
                     _ => io::Error::new(source.kind(), source.to_string()),
                 },
             },
@@ -730,8 +791,54 @@ impl Clone for Error {
 
 #[cfg(test)]
 mod tests {
-    use super::Error;
+    use super::{ConnectionClosed, Error};
     use std::error::Error as _;
+
+    fn closed(before_reply: bool) -> Error {
+        ConnectionClosed {
+            before_reply,
+            outcome_unknown: true,
+        }
+        .into_error("127.0.0.1:1".into())
+    }
+
+    /// A close is recognised by its type, not its text: through a clone, a read's form and
+    /// a server's message that merely quotes the words.
+    #[test]
+    fn a_closed_connection_is_known_by_its_fields() {
+        let before = closed(true);
+        assert_eq!(
+            before.to_string(),
+            "I/O error talking to 127.0.0.1:1: server closed the connection before its reply \
+             (the request was sent: whether it was applied is unknown)"
+        );
+        assert!(before.is_closed_before_reply() && before.clone().is_closed_before_reply());
+        assert!(!closed(false).is_closed_before_reply());
+        assert!(closed(false).to_string().contains("mid-reply"));
+        let read = before.clone().of_a_read();
+        assert!(read.is_closed_before_reply());
+        assert!(!read.to_string().contains("unknown"), "{read}");
+        assert!(!before.as_cause().contains("unknown") && before.as_cause().contains("before"));
+        assert!(closed(false)
+            .clone()
+            .of_a_read()
+            .to_string()
+            .ends_with("mid-reply"));
+        let quoted = Error::Io {
+            server: "127.0.0.1:1".into(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "server closed the connection before its reply",
+            ),
+        };
+        assert!(!quoted.is_closed_before_reply());
+        let timeout = Error::IoTimeout {
+            server: "s".into(),
+            operation_timeout: false,
+            sent: true,
+        };
+        assert!(timeout.to_string().contains("unknown") && !timeout.as_cause().contains("unknown"));
+    }
 
     /// Tester finding rust2 2: anyhow's `{:#}` printed "Connection refused (os error 111)"
     /// twice, once from the message and once from `source()`.
