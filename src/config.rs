@@ -485,6 +485,9 @@ pub struct ClientBuilder {
     /// A `preset` or `libmemcached_config` is being applied: its settings are defaults, not
     /// the caller's options.
     applying_base: bool,
+    /// The `preset` or `libmemcached_config` the caller gave (name, value): another is
+    /// refused (`options::OptionSpec::given`).
+    base: Option<(&'static str, Vec<u8>)>,
     /// The servers came from a `libmemcached_config` string's `--SERVER` words: a server
     /// added after it, or a list set by name, is refused as a list given before the string
     /// is (tester finding rustteam2 2: after it they were merged, or replaced the string's).
@@ -502,6 +505,7 @@ impl std::fmt::Debug for ClientBuilder {
             retry_cap_chosen,
             named,
             applying_base,
+            base,
             string_servers,
         } = self;
         let named: Vec<(&str, String)> = named
@@ -523,6 +527,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("retry_cap_chosen", retry_cap_chosen)
             .field("named", &named)
             .field("applying_base", applying_base)
+            .field("base", &base.as_ref().map(|(name, v)| (*name, v.len())))
             .field("string_servers", string_servers)
             .finish()
     }

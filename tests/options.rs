@@ -1517,3 +1517,39 @@ fn servers_after_a_libmemcached_string_that_gave_some_are_refused() {
     assert_eq!(b.config().servers.len(), 1);
     assert!(b.into_config().is_ok());
 }
+
+/// A `preset` and a `libmemcached_config`, in either order, are refused: the string's
+/// placement words were wiped by a preset after it, so 203 of 300 keys went elsewhere than
+/// libmemcached's own `memcached(string)` puts them (tester finding configwords 1). An empty
+/// one (or preset `none`) is no choice and is taken beside the other.
+#[test]
+fn a_preset_beside_a_libmemcached_config_is_refused_in_either_order() {
+    let lm = "--SERVER=127.0.0.1:1 --SERVER=127.0.0.1:2 --DISTRIBUTION=consistent --HASH=md5";
+    for (first, second) in [
+        (("libmemcached_config", lm), ("preset", "libmemcached")),
+        (("libmemcached_config", lm), ("preset", "pylibmc")),
+        (("preset", "pylibmc"), ("libmemcached_config", lm)),
+    ] {
+        let e = ClientBuilder::new()
+            .set(first.0, first.1)
+            .unwrap()
+            .set(second.0, second.1)
+            .err()
+            .unwrap_or_else(|| panic!("{first:?} then {second:?} taken"))
+            .to_string();
+        assert!(
+            e.contains("give one") && e.contains("libmemcached_config (a string of"),
+            "{e}"
+        );
+        assert!(!e.contains("127.0.0.1"), "the string is not quoted: {e}");
+    }
+    for (first, second) in [
+        (("preset", "none"), ("libmemcached_config", lm)),
+        (("preset", ""), ("libmemcached_config", lm)),
+        (("libmemcached_config", " "), ("preset", "pylibmc")),
+    ] {
+        let b = ClientBuilder::new().set(first.0, first.1).unwrap();
+        b.set(second.0, second.1)
+            .unwrap_or_else(|e| panic!("{first:?} then {second:?}: {e}"));
+    }
+}

@@ -255,6 +255,29 @@ impl OptionSpec {
             b.named.push((self.name, text));
             return Ok(b);
         }
+        // Both would mix two clients' settings (a string's placement words wiped by a
+        // preset after it, or a preset's over the string's: tester finding configwords 1):
+        // refused whatever the order, on every surface. (A later preset replaces an
+        // earlier one's defaults.)
+        let given = !matches!(text.trim_ascii(), b"" | b"none");
+        match &b.base {
+            Some((name, value)) if given && *name != self.name => {
+                let shown = |name: &str, value: &[u8]| match name {
+                    "preset" => format!("preset {:?}", String::from_utf8_lossy(value)),
+                    _ => format!("{name} (a string of {} bytes)", value.len()),
+                };
+                return Err(Error::Config(format!(
+                    "{} and {}: give one (preset and libmemcached_config each set a whole \
+                     client's settings, and a libmemcached_config string applies the \
+                     libmemcached preset itself; options set by name beside it change one \
+                     setting each)",
+                    shown(name, value),
+                    shown(self.name, &text)
+                )));
+            }
+            _ if given => b.base = Some((self.name, text.clone())),
+            _ => {}
+        }
         let named = std::mem::take(&mut b.named);
         b.applying_base = true;
         let mut b = apply(b)?;
