@@ -2310,6 +2310,105 @@ static PyObject *Client_replace(ClientObject *self, PyObject *const *args, Py_ss
     return store(self, OP_REPLACE, "replace", args, nargs, kw);
 }
 
+/* The flags of set_bytes on key: an int (or an integer with __index__, never a bool) from 0
+ * to 2**32-1, memcached's 32-bit flags word. Whether the value format reads them back is the
+ * core's rule. -1 with an exception: ClientTypeError or ClientError naming flags. */
+static int flags_arg(PyObject *o, PyObject *key, uint32_t *out) {
+    if (PyBool_Check(o) || !PyIndex_Check(o)) {
+        PyErr_Format(ClientTypeError, "set_bytes %R: flags must be an int, not %.100s", key,
+                     TPNAME(o));
+        return -1;
+    }
+    PyObject *i = PyNumber_Index(o);
+    if (i == NULL)
+        return -1;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+    Py_DECREF(i);
+    if (v == -1 && !overflow && PyErr_Occurred())
+        return -1;
+    if (overflow || v < 0 || v > (long long)UINT32_MAX) {
+        PyErr_Format(ClientError, "set_bytes %R: flags must be between 0 and 2**32-1 "
+                     "(memcached's 32-bit flags), not %R", key, o);
+        return -1;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
+/* The body of set_bytes on key: bytes as they are, str as UTF-8 (as append takes them), or
+ * any other bytes-like object (bytearray, memoryview: the buffer protocol) copied into new
+ * bytes, which another thread cannot resize while the GIL is released. *owner as key_bytes'.
+ * -1 with an exception: ClientTypeError naming the type for anything else. */
+static int bytes_value(PyObject *value, PyObject *key, const uint8_t **p, size_t *n,
+                       PyObject **owner) {
+    *owner = NULL;
+    if (PyBytes_Check(value) || PyUnicode_Check(value))
+        return key_bytes(value, p, n, owner);
+    /* the limited API of 3.10 has no PyObject_CheckBuffer: a memoryview is made only of an
+     * object with the buffer protocol (never of an int or a list, which bytes() would take) */
+    PyObject *view = PyMemoryView_FromObject(value);
+    if (view == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError))
+            return -1;
+        PyErr_Clear();
+        PyErr_Format(ClientTypeError, "set_bytes %R: value must be bytes, a bytes-like object "
+                     "or str (stored as UTF-8), not %.100s", key, TPNAME(value));
+        return -1;
+    }
+    PyObject *b = PyBytes_FromObject(view);
+    Py_DECREF(view);
+    if (b == NULL)
+        return -1;
+    char *c;
+    Py_ssize_t len;
+    if (PyBytes_AsStringAndSize(b, &c, &len) < 0) {
+        Py_DECREF(b);
+        return -1;
+    }
+    *p = (const uint8_t *)c;
+    *n = (size_t)len;
+    *owner = b;
+    return 0;
+}
+
+/* set_bytes(key, value, flags, time=0; keywords also ttl, expire): value's bytes stored
+ * under the caller's flags (mcpool_client_set), never serialized: get_bytes' (bytes, flags)
+ * stored back is the same value. Flags the value format cannot read back are refused by the
+ * core (ValueFormatError, MCPOOL_VALUE_FORMAT, its message), nothing sent. True when stored,
+ * False when not (fail_open), as set. */
+static PyObject *Client_set_bytes(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kw) {
+    static const argname_t names[] = {{"key", 0},  {"value", 1}, {"flags", 2},
+                                      {"time", 3}, {"ttl", 3},   {"expire", 3}};
+    PyObject *a[4], *kown, *vown;
+    const uint8_t *k, *vp;
+    size_t kn, vn;
+    uint32_t flags, ttl;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    if (parse_args("set_bytes", args, nargs, kw, names, 6, 4, 4, 3, a) < 0)
+        return NULL;
+    if (flags_arg(a[2], a[0], &flags) < 0 || time_arg(a[3], "set_bytes", a[0], "ttl", &ttl) < 0)
+        return NULL;
+    if (key_bytes(a[0], &k, &kn, &kown) < 0)
+        return NULL;
+    if (bytes_value(a[1], a[0], &vp, &vn, &vown) < 0) {
+        Py_XDECREF(kown);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_set(self->client, k, kn, vp, vn, flags, ttl);
+    Py_END_ALLOW_THREADS
+    Py_XDECREF(kown);
+    Py_XDECREF(vown);
+    if (st == MCPOOL_OK)
+        Py_RETURN_TRUE;
+    if (st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND)
+        Py_RETURN_FALSE;
+    return raise_store_status(st);
+}
+
 /* The bytes an append or prepend sends for value (fname's, key the item's in a batch, NULL
  * for one key): memcached adds raw bytes to the stored ones and keeps the item's flags, so
  * only bytes (as they are) and str (as UTF-8) are taken, never a serialized form; anything
@@ -4153,6 +4252,7 @@ HOOKED_FAST(Client_get_multi_each)
 HOOKED_FAST(Client_set)
 HOOKED_FAST(Client_add)
 HOOKED_FAST(Client_replace)
+HOOKED_FAST(Client_set_bytes)
 HOOKED_FAST(Client_append)
 HOOKED_FAST(Client_prepend)
 HOOKED_FAST(Client_cas)
@@ -4208,6 +4308,13 @@ static PyMethodDef Client_methods[] = {
      "a miss: as the value format delivers them (as_stored False), or, for a value it cannot "
      "deliver (another client's flags, a compressed body that does not inflate), as memcached "
      "holds it, flags as stored (as_stored True). One read, placed as get's."},
+    {"set_bytes", (PyCFunction)(void (*)(void))Client_set_bytes_hooked, FAST,
+     "set_bytes(key, value, flags, time=0)\n--\n\nStores value's bytes (bytes, any bytes-like "
+     "object, or str as UTF-8) under flags (an int, 0 to 2**32-1), never serialized: "
+     "get_bytes' bytes and flags stored back are the same value. time (aliases ttl, expire) "
+     "as set's. True when stored. Flags the value format cannot read back raise "
+     "ValueFormatError, nothing sent (under the default format application flags are "
+     "0 to 65535, or a value kind's flags as get_bytes gives them)."},
     {"get_multi", (PyCFunction)(void (*)(void))Client_get_multi_hooked, FAST,
      "get_multi(keys, key_prefix='')\n--\n\nA dict of the keys found (one round trip per "
      "server); key_prefix is prepended on the wire and not in the dict's keys. A key given "

@@ -109,3 +109,34 @@ def test_python_memcached_weight_0_is_refused_saying_why(servers):
     # True is one bucket there (range(True)), as weight 1
     mc = memcache.Client([(servers[0].addr, True), servers[1].addr])
     assert [s.weight for s in mc.servers] == [1, 1]
+
+
+def test_weights_without_servers_are_refused_saying_why():
+    """Tester finding configwords 3: weights= with the servers in libmemcached_config raised
+    ClientTypeError "servers must be a list of addresses", about an argument never given. A
+    ConfigurationError naming weights, and where a weight goes instead."""
+    config = "--SERVER=%s --SERVER=%s" % (A, B)
+    with pytest.raises(mcpool.ConfigurationError) as e:
+        mcpool.Client(libmemcached_config=config, weights=[1, 5])
+    msg = str(e.value)
+    assert "weights=[1, 5] given without servers" in msg and "--SERVER=host:port/?N" in msg
+    assert "libmemcached_config" in msg and "servers must be a list" not in msg
+    assert not isinstance(e.value, TypeError)
+    # the weight written where the message says is taken
+    c = mcpool.Client(libmemcached_config="--SERVER=%s --SERVER=%s/?5" % (A, B))
+    assert c.servers == [A, B]
+    # the core's servers option: the weight in the address
+    with pytest.raises(mcpool.ConfigurationError, match=r"option servers \(given as "
+                                                        r"SERVERS\).*host:port:N"):
+        mcpool.Client(SERVERS="%s,%s" % (A, B), weights=[1, 5])
+    assert _share(mcpool.Client(SERVERS="%s:1,%s:5" % (A, B))) == [0.2, 0.8]
+    # no servers at all
+    for given in ({}, {"servers": None}):
+        with pytest.raises(mcpool.ConfigurationError,
+                           match=r"weights=\[2\] given without servers: weights are one per "
+                                 r"entry of the servers list: give the servers beside them"):
+            mcpool.Client(weights=[2], **given)
+    c = mcpool.Client([A])
+    with pytest.raises(mcpool.ConfigurationError, match="weights=.*given without servers"):
+        c.set_servers(None, weights=[1])
+    assert c.servers == [A]  # the old list stays

@@ -209,11 +209,17 @@ def _not_text(name, given, value, why):
     return ConfigurationError("option %s: bad value %s: %s" % (_shown(name, given), shown, why))
 
 
-def _servers(servers, weights):
+def _servers(servers, weights, options=()):
     """The server list as [(address, weight)], from any of the accepted forms (None: none,
-    for a client whose servers an option names, libmemcached_config)."""
+    for a client whose servers an option names, libmemcached_config). ``options``: the
+    names of the other options given, which a refusal of ``weights`` without servers
+    names."""
     if servers is None and weights is None:
         return []
+    if servers is None:
+        # weights are one per entry of a servers list (tester finding configwords 3: this
+        # was "servers must be a list of addresses", an argument the caller never gave)
+        raise _weights_without_servers(weights, options)
     if isinstance(servers, (str, bytes)):
         text = servers.decode() if isinstance(servers, bytes) else servers
         parts = _split_servers(text, ",;") if not text.startswith("/") else [text]
@@ -240,6 +246,30 @@ def _servers(servers, weights):
     norm = [_server(s, weights[i] if weights is not None else None)
             for i, s in enumerate(servers)]
     return [(a, _weight(a, w)) for a, w in norm]
+
+
+def _weights_without_servers(weights, options):
+    """ConfigurationError for ``weights`` given without a ``servers`` list: why it is
+    refused, and where a weight goes instead when an option (``libmemcached_config``,
+    ``servers``) names the servers."""
+    core = {}
+    for name in options:
+        try:
+            core[_option(_ALIASES.get(name, name))[0]] = name
+        except ConfigurationError:
+            pass  # an unknown option: the constructor refuses it, naming it
+    if "libmemcached_config" in core:
+        where = ("; the servers are in %s, so write each weight there: "
+                 "--SERVER=host:port/?N" % _shown("libmemcached_config",
+                                                  core["libmemcached_config"]))
+    elif "servers" in core:
+        where = ("; the servers are in option %s, so write each weight in its address "
+                 "(host:port:N), or give servers as the first argument, a list"
+                 % _shown("servers", core["servers"]))
+    else:
+        where = ": give the servers beside them, a list (['host:port', ...])"
+    return ConfigurationError("configuration error: weights=%r given without servers: weights "
+                              "are one per entry of the servers list%s" % (weights, where))
 
 
 def _weight(addr, w):
@@ -300,7 +330,9 @@ class Client(_Client):
     ``"/unix/socket"``), ``("host", port)`` tuples (pymemcache) or ``("host:port", weight)``
     tuples (python-memcached); a single string is one server (one holding ``,`` or ``;``, a
     list in one str, is a ``ConfigurationError`` asking for a list). Order matters: it decides
-    placement. ``weights``: one per server (default 1 each). A weight is an int of at least
+    placement. ``weights``: one per server (default 1 each); without ``servers`` a
+    ``ConfigurationError`` (servers named by ``libmemcached_config`` take their weights in
+    the string: ``--SERVER=host:port/?N``). A weight is an int of at least
     1 (in ``weights``, a tuple or ``"host:port:weight"``); a bad one (0, negative, above
     2**32-1) or an address that does not parse raises ``ConfigurationError`` naming the entry.
 
@@ -391,7 +423,7 @@ class Client(_Client):
                  pickle_protocol=None, on_event=None, min_compress_len=None,
                  pickle_bools=False, on_operation=None, pickle_subclasses=None, resolver=None,
                  _given=None, **options):
-        norm = _servers(servers, weights)
+        norm = _servers(servers, weights, options)
         # _given (the drop-ins'): {keyword: the word their caller wrote}, so that a message
         # names socket_timeout or dead_retry, not this Client's keyword
         given = _given or {}
