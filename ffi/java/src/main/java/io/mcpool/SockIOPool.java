@@ -46,12 +46,28 @@ import java.util.Map;
  *     keeps a short key on its dead server: see docs/failover.md)</td><td>true</td></tr>
  * <tr><td>setFailback</td><td>false: a dead server is not retried for a day</td><td>true</td></tr>
  * <tr><td>setHashingAlg</td><td>NATIVE_HASH {@code whalin-native}, OLD_COMPAT_HASH {@code whalin-old-compat},
- *     NEW_COMPAT_HASH {@code whalin-new-compat}, CONSISTENT_HASH {@code whalin-consistent}</td><td>NATIVE_HASH</td></tr>
+ *     NEW_COMPAT_HASH {@code whalin-new-compat}, CONSISTENT_HASH {@code whalin-consistent} (any
+ *     other number is refused)</td><td>NATIVE_HASH</td></tr>
  * </table>
  * setMaintSleep is accepted and ignored (the core's pool reaps idle connections itself).
- * Every refusal is a {@link ConfigurationException} (MCPOOL_CONFIG) from {@link #initialize()}
- * naming the setter or the core's option, and the pool stays uninitialized: a value is never
- * clamped or dropped in silence.
+ * A setter keeps any value; every refusal of one is a {@link ConfigurationException}
+ * (MCPOOL_CONFIG) from {@link #initialize()} naming the setter and the value, or the core's
+ * option (setProtocol, setValueFormat and setOption are checked by the core), and the pool
+ * stays uninitialized: a value is never clamped or dropped in silence. Null arguments are
+ * the one exception, refused at the call as everywhere in the binding: a null to
+ * setValueFormat or setOption is a {@link ClientException} (MCPOOL_INVALID_ARGUMENT) naming
+ * it; a null to setServers, setWeights or setProtocol means "not given" (initialize() refuses
+ * a pool without servers; every weight 1; the core's protocol).
+ *
+ * <p>The settings are read at {@link #initialize()} and stay those of the running pool until
+ * {@link #shutDown()}. As in Whalin, whose initialize() builds the pool's placement (its
+ * buckets) from the servers and weights given before, the setters are for before
+ * initialize(); here a setter called on an initialized pool is refused at the
+ * call with a {@link ConfigurationException} (MCPOOL_CONFIG) "SockIOPool <i>name</i> is
+ * initialized: its settings apply at initialize(); shutDown() it first", and changes
+ * nothing, so each getter reports the setting in force. To change a setting, shutDown(), set
+ * it, initialize() again: the pool's {@link MemCachedClient}s then use the new settings.
+ * initialize() on an initialized pool does nothing (Whalin's logs an error and returns).
  *
  * <p>Compression is a {@link MemCachedClient} setting in Whalin's API: each store carries its
  * client's decision (on with its threshold, or off) to the core, which compares the size
@@ -111,80 +127,81 @@ public class SockIOPool {
     public String getName() { return name; }
     /** The servers, {@code host:port} (or {@code [v6]:port}, a unix socket path), in placement
      * order (copied). */
-    public void setServers(String[] servers) { this.servers = servers == null ? null : servers.clone(); }
+    public synchronized void setServers(String[] servers) { settable(); this.servers = servers == null ? null : servers.clone(); }
     /** The servers given to {@link #setServers} (a copy), or null. */
-    public String[] getServers() { return servers == null ? null : servers.clone(); }
+    public synchronized String[] getServers() { return servers == null ? null : servers.clone(); }
     /** A placement weight per server, in the order of {@link #setServers} (a null weight is 1;
      * copied). */
-    public void setWeights(Integer[] weights) { this.weights = weights == null ? null : weights.clone(); }
+    public synchronized void setWeights(Integer[] weights) { settable(); this.weights = weights == null ? null : weights.clone(); }
     /** The weights given to {@link #setWeights} (a copy), or null. */
-    public Integer[] getWeights() { return weights == null ? null : weights.clone(); }
+    public synchronized Integer[] getWeights() { return weights == null ? null : weights.clone(); }
     /** Connections opened per server at {@link #initialize()} (the core's {@code min_idle}: the
      * larger of this and {@link #setMinConn}). */
-    public void setInitConn(int initConn) { this.initConn = initConn; }
+    public synchronized void setInitConn(int initConn) { settable(); this.initConn = initConn; }
     /** The count given to {@link #setInitConn} (default 1). */
-    public int getInitConn() { return initConn; }
+    public synchronized int getInitConn() { return initConn; }
     /** Connections per server kept open (the core's {@code min_idle}: the larger of this and
      * {@link #setInitConn}). */
-    public void setMinConn(int minConn) { this.minConn = minConn; }
+    public synchronized void setMinConn(int minConn) { settable(); this.minConn = minConn; }
     /** The count given to {@link #setMinConn} (default 1). */
-    public int getMinConn() { return minConn; }
+    public synchronized int getMinConn() { return minConn; }
     /** Most connections per server (the core's {@code max_size}). */
-    public void setMaxConn(int maxConn) { this.maxConn = maxConn; }
+    public synchronized void setMaxConn(int maxConn) { settable(); this.maxConn = maxConn; }
     /** The count given to {@link #setMaxConn} (default 10). */
-    public int getMaxConn() { return maxConn; }
+    public synchronized int getMaxConn() { return maxConn; }
     /** Milliseconds after which an idle connection is closed (the core's {@code idle_timeout}). */
-    public void setMaxIdle(long maxIdle) { this.maxIdle = maxIdle; }
+    public synchronized void setMaxIdle(long maxIdle) { settable(); this.maxIdle = maxIdle; }
     /** The time given to {@link #setMaxIdle}, in milliseconds (default 300000). */
-    public long getMaxIdle() { return maxIdle; }
+    public synchronized long getMaxIdle() { return maxIdle; }
     /** Milliseconds a read or write may take at most: caps {@link #setSocketTO}. */
-    public void setMaxBusyTime(long maxBusyTime) { this.maxBusyTime = maxBusyTime; }
+    public synchronized void setMaxBusyTime(long maxBusyTime) { settable(); this.maxBusyTime = maxBusyTime; }
     /** The time given to {@link #setMaxBusyTime}, in milliseconds (default 30000). */
-    public long getMaxBusyTime() { return maxBusyTime; }
+    public synchronized long getMaxBusyTime() { return maxBusyTime; }
     /** Accepted and ignored: the core's pool closes idle connections itself. */
-    public void setMaintSleep(long maintSleep) { this.maintSleep = maintSleep; }
+    public synchronized void setMaintSleep(long maintSleep) { settable(); this.maintSleep = maintSleep; }
     /** The time given to {@link #setMaintSleep}, in milliseconds (default 30000; unused). */
-    public long getMaintSleep() { return maintSleep; }
+    public synchronized long getMaintSleep() { return maintSleep; }
     /** Milliseconds each read and write may take (the core's {@code io_timeout}, at most
      * {@link #setMaxBusyTime}; 0: maxBusyTime). */
-    public void setSocketTO(int socketTO) { this.socketTO = socketTO; }
+    public synchronized void setSocketTO(int socketTO) { settable(); this.socketTO = socketTO; }
     /** The time given to {@link #setSocketTO}, in milliseconds (default 30000). */
-    public int getSocketTO() { return socketTO; }
+    public synchronized int getSocketTO() { return socketTO; }
     /** Milliseconds a connect may take (the core's {@code connect_timeout}). */
-    public void setSocketConnectTO(int socketConnectTO) { this.socketConnectTO = socketConnectTO; }
+    public synchronized void setSocketConnectTO(int socketConnectTO) { settable(); this.socketConnectTO = socketConnectTO; }
     /** The time given to {@link #setSocketConnectTO}, in milliseconds (default 3000). */
-    public int getSocketConnectTO() { return socketConnectTO; }
+    public synchronized int getSocketConnectTO() { return socketConnectTO; }
     /** Nagle's algorithm on (true) or off (the core's {@code nodelay}, inverted). */
-    public void setNagle(boolean nagle) { this.nagle = nagle; }
+    public synchronized void setNagle(boolean nagle) { settable(); this.nagle = nagle; }
     /** The setting of {@link #setNagle} (default false). */
-    public boolean getNagle() { return nagle; }
+    public synchronized boolean getNagle() { return nagle; }
     /** A dead server's keys go to another server ({@code rehash}, true) or fail
      * ({@code fail-fast}, false). */
-    public void setFailover(boolean failover) { this.failover = failover; }
+    public synchronized void setFailover(boolean failover) { settable(); this.failover = failover; }
     /** The setting of {@link #setFailover} (default true). */
-    public boolean getFailover() { return failover; }
+    public synchronized boolean getFailover() { return failover; }
     /** Whether a dead server is tried again (false: not for a day). */
-    public void setFailback(boolean failback) { this.failback = failback; }
+    public synchronized void setFailback(boolean failback) { settable(); this.failback = failback; }
     /** The setting of {@link #setFailback} (default true). */
-    public boolean getFailback() { return failback; }
+    public synchronized boolean getFailback() { return failback; }
     /** A version round trip on each checkout of a connection (the core's
      * {@code test_on_check_out}). */
-    public void setAliveCheck(boolean aliveCheck) { this.aliveCheck = aliveCheck; }
+    public synchronized void setAliveCheck(boolean aliveCheck) { settable(); this.aliveCheck = aliveCheck; }
     /** The setting of {@link #setAliveCheck} (default false). */
-    public boolean getAliveCheck() { return aliveCheck; }
+    public synchronized boolean getAliveCheck() { return aliveCheck; }
 
-    /** NATIVE_HASH, OLD_COMPAT_HASH, NEW_COMPAT_HASH or CONSISTENT_HASH; anything else is a
-     * {@link ClientException}. */
-    public void setHashingAlg(int alg) {
-        distributionName(alg);
+    /** NATIVE_HASH, OLD_COMPAT_HASH, NEW_COMPAT_HASH or CONSISTENT_HASH; any other number is
+     * kept and refused by {@link #initialize()} (a {@link ConfigurationException} naming
+     * {@code setHashingAlg} and the number), as every other value the core has no form for. */
+    public synchronized void setHashingAlg(int alg) {
+        settable();
         this.hashingAlg = alg;
     }
 
     /** The algorithm given to {@link #setHashingAlg} (default NATIVE_HASH). */
-    public int getHashingAlg() { return hashingAlg; }
+    public synchronized int getHashingAlg() { return hashingAlg; }
 
     /** Not in Whalin: the core's wire protocol, {@code text} (default), {@code meta} or {@code binary}. */
-    public void setProtocol(String protocol) { this.protocol = protocol; }
+    public synchronized void setProtocol(String protocol) { settable(); this.protocol = protocol; }
     /** Not in Whalin: the value format of the fleet (default {@code whalin}, Whalin's own
      * layout; {@code mcpool} to share values with mcpool's other languages; see
      * {@link Mcpool.Builder#valueFormat(String)}). Set before {@link #initialize()}. A
@@ -192,39 +209,56 @@ public class SockIOPool {
      * transcoder {@link Mcpool.Builder#build()} picks for the format: under
      * {@code spymemcached} a {@link SpyTranscoder} (an Integer written as spymemcached's
      * Integer, flags 512, and read back as one), unless its primitiveAsString is on. */
-    public void setValueFormat(String name) {
+    public synchronized void setValueFormat(String name) {
         Mcpool.notNull(name, "valueFormat");
+        settable();
         this.valueFormat = name;
     }
     /** The value format given to {@link #setValueFormat} (default {@code whalin}). */
-    public String getValueFormat() { return valueFormat; }
+    public synchronized String getValueFormat() { return valueFormat; }
 
     /** Not in Whalin: any option of the core's table by name, in its text form (see
      * {@link Mcpool.Builder#option}), e.g. {@code setOption("operation_timeout", "2s")},
      * {@code setOption("tls_ca_file", path)}, {@code setOption("sasl_username", user)};
      * applied after the Whalin settings above, when the pool is initialized. */
-    public void setOption(String name, String value) {
+    public synchronized void setOption(String name, String value) {
         Mcpool.notNull(name, "option name");
         Mcpool.notNull(value, "option " + name);
+        settable();
         options.put(name, value);
     }
 
+    /** The core's distribution of a Whalin hashing algorithm, or null for a number that is
+     * none of the four. */
     static String distributionName(int alg) {
         switch (alg) {
             case NATIVE_HASH: return "whalin-native";
             case OLD_COMPAT_HASH: return "whalin-old-compat";
             case NEW_COMPAT_HASH: return "whalin-new-compat";
             case CONSISTENT_HASH: return "whalin-consistent";
-            default: throw ClientException.invalidArgument("unknown hashing algorithm " + alg);
+            default: return null;
         }
     }
 
-    /** Builds the pool's native client (it opens initConn connections per server in the
-     * background). Throws {@link ConfigurationException} for an unusable configuration: no servers,
-     * a null server, a count of weights that differs from the servers', a weight below 1
-     * (a negative one would otherwise become 2^32 - 1 in the core), and each value the table
-     * above refuses (maxConn below 1, initConn or minConn above maxConn, maxIdle or
-     * maxBusyTime below 1, socketConnectTO below 1, a negative socketTO). */
+    /** A setter's check: the settings of an initialized pool are those in force (read at
+     * {@link #initialize()}); a change is refused until {@link #shutDown()}. Called holding
+     * the pool's lock, as initialize() and shutDown() take it. */
+    private void settable() {
+        if (initialized) {
+            throw new ConfigurationException(103, "MCPOOL_CONFIG", "SockIOPool " + name
+                + " is initialized: its settings apply at initialize(); shutDown() it first");
+        }
+    }
+
+    /** Builds the pool's native client from the settings given so far (it opens initConn
+     * connections per server in the background); they are the pool's until {@link #shutDown()}.
+     * Does nothing on an initialized pool. Throws {@link ConfigurationException} for an unusable
+     * configuration: no servers, a null server, a count of weights that differs from the
+     * servers', a weight below 1 (a negative one would otherwise become 2^32 - 1 in the core),
+     * a hashing algorithm that is none of the four, and each value the table above refuses
+     * (maxConn below 1, initConn or minConn above maxConn, maxIdle or maxBusyTime below 1,
+     * socketConnectTO below 1, a negative socketTO), or the core refuses (a protocol, value
+     * format or option it does not know, a bad address); the pool then stays uninitialized. */
     public synchronized void initialize() {
         if (initialized) return;
         if (servers == null || servers.length == 0) {
@@ -243,7 +277,7 @@ public class SockIOPool {
                     + Utf8.address(servers[i]) + " has weight " + weights[i] + " (weights start at 1)");
             }
         }
-        client(true);
+        build(true);
         initialized = true;
     }
 
@@ -252,7 +286,8 @@ public class SockIOPool {
         return initialized;
     }
 
-    /** Closes every native client of this pool; the pool may be initialized again. */
+    /** Closes every native client of this pool; the pool may be configured and initialized
+     * again (a {@link MemCachedClient} of it then uses the new native client). */
     public synchronized void shutDown() {
         initialized = false;
         for (Mcpool c : clients.values()) c.close();
@@ -267,7 +302,12 @@ public class SockIOPool {
             c.addServer(servers[i], weights == null || weights[i] == null ? 1 : weights[i]);
         }
         c.preset = "whalin";
-        c.set("distribution", distributionName(hashingAlg));
+        String distribution = distributionName(hashingAlg);
+        if (distribution == null) {
+            throw refused("setHashingAlg(" + hashingAlg + ")", "unknown hashing algorithm (NATIVE_HASH 0, "
+                + "OLD_COMPAT_HASH 1, NEW_COMPAT_HASH 2 or CONSISTENT_HASH 3)");
+        }
+        c.set("distribution", distribution);
         c.set("failover", failover ? "rehash" : "fail-fast");
         // Whalin's value layout unless set (setValueFormat); the core delivers serialized
         // objects and the MemCachedClient's transcoder decides (setSerializationEnabled).
@@ -319,9 +359,18 @@ public class SockIOPool {
     /** The native client with this key-sanitizing rule, built on first use (compression is
      * decided per call: see the class comment). */
     synchronized Mcpool client(boolean sanitize) {
-        if (servers == null) {
+        // initialized, not servers != null: after shutDown() a MemCachedClient's call (one that
+        // saw the pool initialized just before) must not build a native client again
+        if (!initialized) {
             throw new ConfigurationException(103, "MCPOOL_CONFIG", "pool " + name + " is not initialized");
         }
+        return build(sanitize);
+    }
+
+    /** The native client with this key-sanitizing rule, built from the settings if there is
+     * none yet (by {@link #initialize()}, or later for the other rule: the settings cannot
+     * change in between, see the class comment). */
+    private Mcpool build(boolean sanitize) {
         Mcpool c = clients.get(sanitize);
         if (c == null) {
             c = new Mcpool(config(sanitize), (Transcoder) null);

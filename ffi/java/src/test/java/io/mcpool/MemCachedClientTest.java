@@ -699,9 +699,10 @@ public class MemCachedClientTest {
             // null value
         }
         try {
-            pool.setHashingAlg(7);
+            pool.setHashingAlg(7); // on the initialized pool: refused whatever the number
             fail();
-        } catch (ClientException e) {
+        } catch (ConfigurationException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("SockIOPool mcct is initialized"));
             assertEquals(SockIOPool.CONSISTENT_HASH, pool.getHashingAlg());
         }
         try {

@@ -4,12 +4,20 @@ import static org.junit.Assert.*;
 
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import org.junit.Test;
 
 /** SockIOPool's setters against the core: each value takes Whalin's meaning where the core
  * has one, and is refused by initialize() (naming the setter or the core's option) where it
- * has none; nothing is clamped or dropped in silence. */
+ * has none; nothing is clamped or dropped in silence. A setter keeps any value until
+ * initialize() (tester finding configwords 4: setHashingAlg(9) threw at the call), and is
+ * refused on an initialized pool, whose getters report the settings in force; shutDown()
+ * then initialize() takes new ones. */
 public class SockIOPoolTest extends ServerTestBase {
     static int pools;
 
@@ -110,5 +118,209 @@ public class SockIOPoolTest extends ServerTestBase {
                 p.shutDown();
             }
         }
+    }
+
+    /** A hashing algorithm that is none of the four is kept by the setter (its getter says
+     * so) and refused by initialize(), naming setHashingAlg and the number, as every other
+     * value the core has no form for; before, setHashingAlg(9) threw
+     * MCPOOL_INVALID_ARGUMENT at the call. */
+    @Test
+    public void anUnknownHashingAlgorithmIsRefusedByInitialize() {
+        for (int alg : new int[] {9, 4, -1, Integer.MIN_VALUE}) {
+            refused(p -> {
+                p.setHashingAlg(alg);
+                assertEquals(alg, p.getHashingAlg());
+            }, "setHashingAlg(" + alg + ")", "unknown hashing algorithm");
+        }
+        SockIOPool p = pool(server.addr(), q -> q.setHashingAlg(9));
+        try {
+            p.initialize();
+            fail("initialized with hashing algorithm 9");
+        } catch (ConfigurationException e) {
+            assertEquals("MCPOOL_CONFIG", e.statusName());
+        }
+        assertFalse(p.isInitialized());
+        assertEquals(0, p.nativeClients());
+        try {
+            new MemCachedClient(p.getName()).get("k");
+            fail("a client of the uninitialized pool answered");
+        } catch (ConfigurationException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("is not initialized"));
+        }
+        p.setHashingAlg(SockIOPool.CONSISTENT_HASH); // still settable: it never initialized
+        p.initialize();
+        try {
+            MemCachedClient mc = new MemCachedClient(p.getName());
+            assertTrue(mc.set("sockiopool:alg", "v"));
+            assertEquals("v", mc.get("sockiopool:alg"));
+        } finally {
+            p.shutDown();
+        }
+    }
+
+    /** The one rule for every setter: none throws for a value (only a null name or value,
+     * which the class documents apart); initialize() refuses each bad one with a
+     * ConfigurationException naming the setter or the core's option and the value. */
+    @Test
+    public void everySettersBadValueIsRefusedByInitializeNotTheSetter() {
+        refused(p -> p.setServers(new String[0]), "no servers");
+        refused(p -> p.setServers(null), "no servers");
+        refused(p -> p.setServers(new String[] {"127.0.0.1:1", null}), "server 1 is null");
+        refused(p -> p.setWeights(new Integer[] {1, 2}), "2 weights for 1 servers");
+        refused(p -> p.setWeights(new Integer[] {0}), "weight 0");
+        refused(p -> p.setHashingAlg(9), "setHashingAlg(9)");
+        refused(p -> p.setProtocol("bianry"), "protocol", "bianry");
+        refused(p -> p.setValueFormat("whalinn"), "value_format", "whalinn");
+        refused(p -> p.setOption("io_timout", "1s"), "io_timout");
+        refused(p -> p.setOption("io_timeout", "soon"), "io_timeout", "soon");
+        refused(p -> p.setMaxConn(0), "max_size", "0");
+        refused(p -> p.setInitConn(-1), "setInitConn(-1)");
+        refused(p -> p.setMinConn(-1), "setMinConn(-1)");
+        refused(p -> p.setMaxIdle(0), "setMaxIdle(0)");
+        refused(p -> p.setMaxBusyTime(-1), "setMaxBusyTime(-1)");
+        refused(p -> p.setSocketTO(-1), "setSocketTO(-1)");
+        refused(p -> p.setSocketConnectTO(0), "setSocketConnectTO(0)");
+        // null arguments: refused at the call, as documented apart (MCPOOL_INVALID_ARGUMENT)
+        SockIOPool p = pool(server.addr(), q -> { });
+        for (Runnable call : new Runnable[] {() -> p.setValueFormat(null), () -> p.setOption(null, "1s"),
+                                             () -> p.setOption("io_timeout", null)}) {
+            try {
+                call.run();
+                fail("a null argument was taken");
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+                assertTrue(e.getMessage(), e.getMessage().contains("is null"));
+            }
+        }
+    }
+
+    /** Every setter, with a value initialize() would take. */
+    static Map<String, Consumer<SockIOPool>> everySetter(String... servers) {
+        Map<String, Consumer<SockIOPool>> m = new LinkedHashMap<>();
+        m.put("setServers", p -> p.setServers(servers));
+        m.put("setWeights", p -> p.setWeights(new Integer[servers.length]));
+        m.put("setInitConn", p -> p.setInitConn(2));
+        m.put("setMinConn", p -> p.setMinConn(2));
+        m.put("setMaxConn", p -> p.setMaxConn(5));
+        m.put("setMaxIdle", p -> p.setMaxIdle(12_000));
+        m.put("setMaxBusyTime", p -> p.setMaxBusyTime(6_000));
+        m.put("setMaintSleep", p -> p.setMaintSleep(1_000));
+        m.put("setSocketTO", p -> p.setSocketTO(2_000));
+        m.put("setSocketConnectTO", p -> p.setSocketConnectTO(1_500));
+        m.put("setNagle", p -> p.setNagle(true));
+        m.put("setFailover", p -> p.setFailover(false));
+        m.put("setFailback", p -> p.setFailback(false));
+        m.put("setAliveCheck", p -> p.setAliveCheck(true));
+        m.put("setHashingAlg", p -> p.setHashingAlg(SockIOPool.CONSISTENT_HASH));
+        m.put("setProtocol", p -> p.setProtocol("meta"));
+        m.put("setValueFormat", p -> p.setValueFormat("mcpool"));
+        m.put("setOption", p -> p.setOption("operation_timeout", "3s"));
+        return m;
+    }
+
+    /** What every getter reports. */
+    static List<Object> getters(SockIOPool p) {
+        return Arrays.asList(Arrays.asList(p.getServers()), p.getWeights() == null ? null : Arrays.asList(p.getWeights()),
+            p.getInitConn(), p.getMinConn(), p.getMaxConn(), p.getMaxIdle(), p.getMaxBusyTime(), p.getMaintSleep(),
+            p.getSocketTO(), p.getSocketConnectTO(), p.getNagle(), p.getFailover(), p.getFailback(),
+            p.getAliveCheck(), p.getHashingAlg(), p.getValueFormat());
+    }
+
+    /** Which of the two servers (0: server, 1: other) holds each key, read from memcached. */
+    static List<Integer> holders(TestServer other, List<String> keys) throws Exception {
+        List<Integer> at = new ArrayList<>();
+        for (String k : keys) {
+            boolean onServer = server.raw(k) != null, onOther = other.raw(k) != null;
+            assertTrue(k + " is on exactly one server", onServer != onOther);
+            at.add(onServer ? 0 : 1);
+        }
+        return at;
+    }
+
+    /** Where the core's distribution places each key among (server, other). */
+    static List<Integer> placement(String distribution, TestServer other, List<String> keys) {
+        try (Mcpool ref = Mcpool.builder().servers(server.addr(), other.addr()).preset("whalin")
+                 .distribution(distribution).build()) {
+            List<Integer> at = new ArrayList<>();
+            for (String k : keys) at.add(ref.serverIndexFor(k));
+            return at;
+        }
+    }
+
+    static List<String> keys(String prefix) {
+        List<String> k = new ArrayList<>();
+        for (int i = 0; i < 40; i++) k.add(prefix + i); // no ':', which the Whalin layer URL-encodes
+        return k;
+    }
+
+    /** Tester finding configwords 4: a setter after initialize() was taken and its getter
+     * reported it while the running pool kept its placement. Now each setter of an
+     * initialized pool is refused at the call and changes nothing (the getters report the
+     * settings in force, the keys stay where they were); after shutDown() the setters take
+     * values again and initialize() puts them in force, for a MemCachedClient made before. */
+    @Test
+    public void aSetterOfAnInitializedPoolIsRefusedUntilShutDown() throws Exception {
+        try (TestServer other = new TestServer()) {
+            String[] both = {server.addr(), other.addr()};
+            SockIOPool p = pool(server.addr(), q -> {
+                q.setServers(both);
+                q.setHashingAlg(SockIOPool.NATIVE_HASH);
+            });
+            p.initialize();
+            MemCachedClient mc = new MemCachedClient(p.getName());
+            try {
+                List<Object> inForce = getters(p);
+                for (Map.Entry<String, Consumer<SockIOPool>> e : everySetter(both).entrySet()) {
+                    try {
+                        e.getValue().accept(p);
+                        fail(e.getKey() + " was taken by the initialized pool");
+                    } catch (ConfigurationException x) {
+                        assertEquals("MCPOOL_CONFIG", x.statusName());
+                        assertEquals(e.getKey(), "MCPOOL_CONFIG: SockIOPool " + p.getName() + " is initialized: its "
+                            + "settings apply at initialize(); shutDown() it first", x.getMessage());
+                    }
+                    assertEquals(e.getKey() + " changed a getter", inForce, getters(p));
+                    assertTrue(p.isInitialized());
+                }
+                assertEquals(SockIOPool.NATIVE_HASH, p.getHashingAlg());
+                List<String> before = keys("nat");
+                for (String k : before) assertTrue(mc.set(k, k));
+                assertEquals(placement("whalin-native", other, before), holders(other, before));
+            } finally {
+                p.shutDown();
+            }
+            // shut down: no native client is built again behind the pool's back
+            try {
+                mc.get("nat0");
+                fail("a client of a shut down pool answered");
+            } catch (ConfigurationException e) {
+                assertTrue(e.getMessage(), e.getMessage().contains("is not initialized"));
+            }
+            assertEquals(0, p.nativeClients());
+            for (Consumer<SockIOPool> set : everySetter(both).values()) set.accept(p);
+            assertEquals(SockIOPool.CONSISTENT_HASH, p.getHashingAlg());
+            assertFalse(p.isInitialized());
+            p.initialize();
+            try {
+                assertEquals(SockIOPool.CONSISTENT_HASH, p.getHashingAlg());
+                assertEquals("mcpool", p.getValueFormat());
+                List<String> after = keys("con");
+                List<Integer> consistent = placement("whalin-consistent", other, after);
+                assertNotEquals("the test's keys tell the two placements apart",
+                    placement("whalin-native", other, after), consistent);
+                for (String k : after) assertTrue(mc.set(k, k)); // the same MemCachedClient
+                assertEquals(consistent, holders(other, after));
+                assertEquals("con7", mc.get("con7"));
+                assertEquals(Long.valueOf(42), (Long) setAndGet(mc, "num", 42)); // the mcpool format: an integer is a Long
+                assertEquals(1, p.nativeClients());
+            } finally {
+                p.shutDown();
+            }
+        }
+    }
+
+    static Object setAndGet(MemCachedClient mc, String key, Object value) {
+        assertTrue(mc.set(key, value));
+        return mc.get(key);
     }
 }
