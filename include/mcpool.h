@@ -3055,6 +3055,29 @@ mcpool_status mcpool_expiry_checked(const char *op,
                                     uint32_t *out);
 
 /**
+ * `mcpool_expiry_checked` for the `ttl` of a store by `op` (an `mcpool_store_op`) of `key`
+ * on `client`, as the store itself would take it: a negative time is
+ * `MCPOOL_EXPIRED_AT_ONCE`; one above `MCPOOL_MAX_TTL` is `MCPOOL_INVALID_ARGUMENT` naming
+ * `call` (NULL: the store's name), the key and the number as given, and for
+ * `MCPOOL_STORE_SET` the key is deleted, as a set so refused deletes it (its own round
+ * trip; the message says so), so that a binding that checks its caller's time before the
+ * store leaves what the store would: no older value to read (the clients it replaces send
+ * such a set, which memcached stores already expired). `*out` is written only on
+ * `MCPOOL_OK`.
+ *
+ * # Safety
+ * `client` is NULL or live; `call` is NULL or a NUL-terminated string; `key` is NULL or
+ * valid for `key_len` bytes; `out` is NULL (refused) or valid for one write.
+ */
+mcpool_status mcpool_client_store_expiry_checked(const mcpool_client *client,
+                                                 const char *call,
+                                                 mcpool_store_op op,
+                                                 const uint8_t *key,
+                                                 size_t key_len,
+                                                 int64_t seconds,
+                                                 uint32_t *out);
+
+/**
  * Stores a value of `kind` under `key` with the client's value format: the core encodes
  * `data` (`len` bytes: for `MCPOOL_KIND_INT` its decimal ASCII text, for `MCPOOL_KIND_BOOL`
  * `"0"` or `"1"`, otherwise the bytes themselves) in the format's wire form, sets the flags,

@@ -24,9 +24,28 @@ pub const MAX_TTL: u32 = i32::MAX as u32;
 /// this for one.
 pub const EXPIRED_AT_ONCE: u32 = 30 * 24 * 60 * 60 + 1;
 
+/// Whether the time `what` names is a duration only: a lease's placeholder, recache and
+/// stale times, which memcached reads as expiries but which mean "for so long" (a number
+/// above [`RELATIVE_MAX`] would be read as a unix time in 1970, long past: the election or
+/// the stale value gone at once).
+fn is_duration(what: &str) -> bool {
+    matches!(what, "vivify_ttl" | "recache_below" | "stale_ttl")
+}
+
 /// `ttl` as given if memcached can honour it, else [`Error::InvalidArgument`] naming `what`
-/// (`"ttl"`, `"vivify_ttl"`, `"stale_ttl"`, `"delay"`).
+/// (`"ttl"`, `"vivify_ttl"`, `"stale_ttl"`, `"recache_below"`, `"delay"`). A lease's times
+/// are durations: up to [`RELATIVE_MAX`] (30 days), never a unix time (tester finding ttl 3:
+/// a longer one silently turned the lease off).
 pub fn check(what: &'static str, ttl: u32) -> Result<u32> {
+    if is_duration(what) && ttl > RELATIVE_MAX {
+        return Err(Error::InvalidArgument {
+            what,
+            reason: format!(
+                "{ttl} is above {RELATIVE_MAX} (30 days): a {what} is a duration, and memcached \
+                 would read a longer one as a unix time long past (the lease gone at once)"
+            ),
+        });
+    }
     if ttl <= MAX_TTL {
         Ok(ttl)
     } else {
@@ -142,6 +161,10 @@ pub fn checked_from_signed(what: &'static str, seconds: i64) -> Result<u32> {
     }
     match u32::try_from(seconds) {
         Ok(t) => check(what, t),
+        Err(_) if is_duration(what) => Err(Error::InvalidArgument {
+            what,
+            reason: format!("{seconds} is above {RELATIVE_MAX} (30 days): a {what} is a duration"),
+        }),
         Err(_) => Err(Error::InvalidArgument {
             what,
             reason: format!(
@@ -177,6 +200,21 @@ mod tests {
             e.contains("2147483648 is above 2147483647") && e.contains("-2147483648"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_lease_time_is_a_duration_of_30_days_at_most() {
+        for what in ["vivify_ttl", "recache_below", "stale_ttl"] {
+            assert_eq!(check(what, RELATIVE_MAX).unwrap(), RELATIVE_MAX);
+            let e = check(what, RELATIVE_MAX + 1).unwrap_err().to_string();
+            assert!(
+                e.contains("2592001 is above 2592000") && e.contains(what),
+                "{e}"
+            );
+            let e = checked_from_signed(what, 1 << 40).unwrap_err().to_string();
+            assert!(e.contains("1099511627776 is above 2592000"), "{e}");
+        }
+        assert_eq!(check("ttl", RELATIVE_MAX + 1).unwrap(), RELATIVE_MAX + 1);
     }
 
     #[test]

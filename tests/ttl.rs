@@ -95,9 +95,14 @@ fn the_largest_ttl_memcached_honours_stores_and_reads_back() {
         // A flush scheduled for January 2038 leaves the items there now.
         assert_eq!(c.get("k").unwrap().as_deref(), Some(&b"v"[..]), "{p}");
         if p == Protocol::Meta {
-            assert!(c.invalidate("k", MAX_TTL).unwrap());
-            assert!(c.get_lease("k", MAX_TTL, Some(MAX_TTL)).is_ok());
-            assert!(c.get_lease("fresh", MAX_TTL, None).is_ok());
+            // A lease's times are durations: 30 days at most (tester finding ttl 3).
+            let month = mcpool::ttl::RELATIVE_MAX;
+            assert!(c.invalidate("k", month).unwrap());
+            assert!(c.get_lease("k", month, Some(month)).is_ok());
+            assert!(c.get_lease("fresh", month, None).is_ok());
+            refused(c.invalidate("k", month + 1), "stale_ttl");
+            refused(c.get_lease("k", month + 1, None), "vivify_ttl");
+            refused(c.get_lease("k", 10, Some(month + 1)), "recache_below");
         }
         c.flush_all(None).unwrap();
     }
@@ -112,23 +117,9 @@ fn ttls_memcached_cannot_honour_are_refused_before_anything_is_sent() {
         let cas = c.gets("k").unwrap().unwrap().cas.unwrap();
         for bad in BAD {
             let before = sent(&c);
-            refused(c.set("k", b"new", bad), "ttl");
             refused(c.add("fresh", b"new", bad), "ttl");
             refused(c.replace("k", b"new", bad), "ttl");
             refused(c.cas("k", b"new", bad, cas), "ttl");
-            refused(c.store(StoreCommand::Set, "k", b"new", 3, bad), "ttl");
-            refused(
-                c.store_as(
-                    StoreCommand::Set,
-                    "k",
-                    b"new",
-                    0,
-                    bad,
-                    mcpool::Compress::Never,
-                ),
-                "ttl",
-            );
-            refused(c.set_value("k", &Value::Bytes(b"new".to_vec()), bad), "ttl");
             refused(c.touch("k", bad), "ttl");
             refused(c.gat("k", bad), "ttl");
             refused(c.gats("k", bad), "ttl");
@@ -137,11 +128,7 @@ fn ttls_memcached_cannot_honour_are_refused_before_anything_is_sent() {
             }
             refused(c.incr_or_init("n", 1, 5, bad), "ttl");
             refused(c.decr_or_init("n", 1, 5, bad), "ttl");
-            for r in c.set_multi(&[("k", "new"), ("fresh", "new")], bad) {
-                refused(r, "ttl");
-            }
-            refused(c.set_multi_noreply(&[("k", "new")], bad), "ttl");
-            for cmd in [StoreCommand::Set, StoreCommand::Add, StoreCommand::Cas(0)] {
+            for cmd in [StoreCommand::Add, StoreCommand::Cas(0)] {
                 let items = [SetItem {
                     cas,
                     ..SetItem::new(b"k", b"new", bad)
@@ -154,10 +141,6 @@ fn ttls_memcached_cannot_honour_are_refused_before_anything_is_sent() {
                 refused(c.get_lease("fresh", bad, None), "vivify_ttl");
                 refused(c.get_lease("k", 10, Some(bad)), "recache_below");
                 refused(c.invalidate("k", bad), "stale_ttl");
-                refused(
-                    c.store_with_version(StoreCommand::Set, "k", b"new", 0, bad, 7),
-                    "ttl",
-                );
             }
             assert_eq!(sent(&c), before, "{p} {bad}: something was sent");
             // The old value is intact and nothing was created.
@@ -170,6 +153,10 @@ fn ttls_memcached_cannot_honour_are_refused_before_anything_is_sent() {
             assert_eq!(c.get("n").unwrap(), None, "{p} {bad}");
         }
         // In a batch, the refused item fails alone.
+        let r = c.touch_multi(&[("k", u32::MAX), ("other", 100)]);
+        refused(r[0].clone(), "ttl");
+        assert!(matches!(r[1], Ok(false)), "{p} {:?}", r[1]);
+        assert_eq!(c.get("k").unwrap().as_deref(), Some(&b"old"[..]), "{p}");
         let items = [
             SetItem::new(b"k", b"new", 1 << 31),
             SetItem::new(b"other", b"stored", 0),
@@ -177,11 +164,123 @@ fn ttls_memcached_cannot_honour_are_refused_before_anything_is_sent() {
         let r = c.set_multi_items(&items);
         refused(r[0].clone(), "ttl");
         assert!(matches!(r[1], Ok(StoreOutcome::Stored)), "{p} {:?}", r[1]);
-        let r = c.touch_multi(&[("k", u32::MAX), ("other", 100)]);
-        refused(r[0].clone(), "ttl");
-        assert!(matches!(r[1], Ok(true)), "{p} {:?}", r[1]);
-        assert_eq!(c.get("k").unwrap().as_deref(), Some(&b"old"[..]), "{p}");
+        assert_eq!(c.get("k").unwrap(), None, "{p}: the refused set deleted it");
         assert_eq!(c.get("other").unwrap().as_deref(), Some(&b"stored"[..]));
+    }
+}
+
+/// A `set` refused for its expiry stores nothing and deletes the key, on every set path, as
+/// one refused as too large does: the clients it replaces send such a set, which memcached
+/// stores already expired (or for the wrapped time), so none leaves the older value to be
+/// read (tester finding ttl 1: mcpool raised and `get` then returned the old value).
+/// Other stores leave the key alone.
+#[test]
+fn a_set_refused_for_its_ttl_deletes_the_key_on_every_set_path() {
+    let mc = Memcached::start(&[]);
+    for p in PROTOCOLS {
+        let c = client(&mc, p);
+        let sets = |c: &Client| {
+            let (_, stats) = c.stats(None).into_iter().next().unwrap();
+            stats
+                .unwrap()
+                .into_iter()
+                .find(|(k, _)| k == "cmd_set")
+                .unwrap()
+                .1
+        };
+        type SetPath = Box<dyn Fn(&Client, u32) -> Vec<mcpool::Result<()>>>;
+        let mut paths: Vec<(&str, SetPath)> = vec![
+            (
+                "set",
+                Box::new(|c, t| vec![c.set("k", b"new", t).map(drop)]),
+            ),
+            (
+                "store",
+                Box::new(|c, t| vec![c.store(StoreCommand::Set, "k", b"new", 3, t).map(drop)]),
+            ),
+            (
+                "set_value",
+                Box::new(|c, t| {
+                    vec![c
+                        .set_value("k", &Value::Bytes(b"new".to_vec()), t)
+                        .map(drop)]
+                }),
+            ),
+            (
+                "set_multi",
+                Box::new(|c, t| {
+                    c.set_multi(&[("k", "new")], t)
+                        .into_iter()
+                        .map(|r| r.map(drop))
+                        .collect()
+                }),
+            ),
+            (
+                "set_multi_noreply",
+                Box::new(|c, t| vec![c.set_multi_noreply(&[("k", "new")], t)]),
+            ),
+            (
+                "store_multi_items",
+                Box::new(|c, t| {
+                    c.store_multi_items(StoreCommand::Set, &[SetItem::new(b"k", b"new", t)])
+                        .into_iter()
+                        .map(|r| r.map(drop))
+                        .collect()
+                }),
+            ),
+        ];
+        if p == Protocol::Meta {
+            paths.push((
+                "store_with_version",
+                Box::new(|c, t| {
+                    vec![c
+                        .store_with_version(StoreCommand::Set, "k", b"new", 0, t, 7)
+                        .map(drop)]
+                }),
+            ));
+        }
+        for (name, path) in &paths {
+            for bad in BAD {
+                assert_eq!(c.set("k", b"old", 0).unwrap(), StoreOutcome::Stored);
+                let before = sets(&c);
+                for r in path(&c, bad) {
+                    let e = r.expect_err(name);
+                    assert!(
+                        e.to_string().contains("the key was deleted"),
+                        "{p} {name}: {e}"
+                    );
+                    refused(Err::<(), _>(e), "ttl");
+                }
+                assert_eq!(sets(&c), before, "{p} {name} {bad}: a set was sent");
+                assert_eq!(
+                    c.get("k").unwrap(),
+                    None,
+                    "{p} {name} {bad}: the old value stayed"
+                );
+            }
+        }
+        // Through the binding's entry: a signed time, named as given.
+        assert_eq!(c.set("k", b"old", 0).unwrap(), StoreOutcome::Stored);
+        let e = c
+            .store_ttl_checked(StoreCommand::Set, b"k", 1 << 40)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("1099511627776") && e.contains("the key was deleted"),
+            "{e}"
+        );
+        assert_eq!(c.get("k").unwrap(), None, "{p}");
+        assert_eq!(c.set("k", b"old", 0).unwrap(), StoreOutcome::Stored);
+        refused(
+            c.store_ttl_checked(StoreCommand::Replace, b"k", 1 << 40),
+            "ttl",
+        );
+        assert_eq!(c.get("k").unwrap().as_deref(), Some(&b"old"[..]), "{p}");
+        assert_eq!(
+            c.store_ttl_checked(StoreCommand::Set, b"k", -1).unwrap(),
+            mcpool::ttl::EXPIRED_AT_ONCE
+        );
+        assert_eq!(c.get("k").unwrap().as_deref(), Some(&b"old"[..]), "{p}");
     }
 }
 
@@ -232,7 +331,8 @@ fn a_refused_ttl_is_never_handed_over() {
                             StoreOutcome::Stored
                         );
                         refused(c.set(&key, b"bad", BAD[i % 2]), "ttl");
-                        assert_eq!(c.get(&key).unwrap().as_deref(), Some(good.as_bytes()));
+                        // (the refused set deleted it: ttl 1)
+                        assert_eq!(c.get(&key).unwrap(), None);
                     }
                 })
             })

@@ -69,6 +69,53 @@ pub unsafe extern "C" fn mcpool_expiry_checked(
     })
 }
 
+/// `mcpool_expiry_checked` for the `ttl` of a store by `op` (an `mcpool_store_op`) of `key`
+/// on `client`, as the store itself would take it: a negative time is
+/// `MCPOOL_EXPIRED_AT_ONCE`; one above `MCPOOL_MAX_TTL` is `MCPOOL_INVALID_ARGUMENT` naming
+/// `call` (NULL: the store's name), the key and the number as given, and for
+/// `MCPOOL_STORE_SET` the key is deleted, as a set so refused deletes it (its own round
+/// trip; the message says so), so that a binding that checks its caller's time before the
+/// store leaves what the store would: no older value to read (the clients it replaces send
+/// such a set, which memcached stores already expired). `*out` is written only on
+/// `MCPOOL_OK`.
+///
+/// # Safety
+/// `client` is NULL or live; `call` is NULL or a NUL-terminated string; `key` is NULL or
+/// valid for `key_len` bytes; `out` is NULL (refused) or valid for one write.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_store_expiry_checked(
+    client: *const crate::mcpool_client,
+    call: *const c_char,
+    op: crate::mcpool_store_op,
+    key: *const u8,
+    key_len: usize,
+    seconds: i64,
+    out: *mut u32,
+) -> mcpool_status {
+    landingpad(|| {
+        ptr::out(out, "out")?;
+        let (cmd, name) =
+            crate::kinds::store_op_arg("mcpool_client_store_expiry_checked", op, 0, false)?;
+        let call = if call.is_null() {
+            name.into()
+        } else {
+            // SAFETY: `call` is not NULL and the caller promises a NUL-terminated string.
+            unsafe { CStr::from_ptr(call) }.to_string_lossy()
+        };
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        // SAFETY: the caller promises `key_len` readable bytes at a non-NULL `key`.
+        let key = unsafe { ptr::key(&call, key, key_len, c.max_key) }?;
+        let t = c
+            .client
+            .store_ttl_checked(cmd, key, seconds)
+            .map_err(|e| Failure::from_error(&call, Some(key), &e))?;
+        // SAFETY: `out` is not NULL (checked) and the caller promises it is writable.
+        unsafe { ptr::write(out, t) };
+        Ok(MCPOOL_OK)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1798,12 +1798,19 @@ static void test_ttl_range(mcpool_client *c) {
         uint32_t t = bad[b];
         EXPECT(mcpool_client_set(c, K("ttl-k"), K("new"), 0, t), MCPOOL_INVALID_ARGUMENT);
         CHECK(strstr(mcpool_last_error_message(), "2147483647") != NULL);
+        /* a set so refused deletes the key, as one refused as too large (tester finding ttl
+         * 1: the old value stayed to be read, where the peers' set leaves none) */
+        CHECK(strstr(mcpool_last_error_message(), "the key was deleted") != NULL);
+        EXPECT(mcpool_client_get(c, K("ttl-k"), &item), MCPOOL_NOT_FOUND);
+        EXPECT(mcpool_client_set(c, K("ttl-k"), K("old"), 0, 0), MCPOOL_OK);
         EXPECT(mcpool_client_add(c, K("ttl-fresh"), K("new"), 0, t), MCPOOL_INVALID_ARGUMENT);
         EXPECT(mcpool_client_replace(c, K("ttl-k"), K("new"), 0, t), MCPOOL_INVALID_ARGUMENT);
         EXPECT(mcpool_client_cas(c, K("ttl-k"), K("new"), 0, t, 1), MCPOOL_INVALID_ARGUMENT);
         EXPECT(mcpool_client_store_kind(c, MCPOOL_STORE_SET, K("ttl-k"), MCPOOL_KIND_BYTES,
                                         K("new"), t, 0),
                MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_get(c, K("ttl-k"), &item), MCPOOL_NOT_FOUND);
+        EXPECT(mcpool_client_set(c, K("ttl-k"), K("old"), 0, 0), MCPOOL_OK);
         EXPECT(mcpool_client_touch(c, K("ttl-k"), t), MCPOOL_INVALID_ARGUMENT);
         item = (mcpool_item *)0x1;
         EXPECT(mcpool_client_gat(c, K("ttl-k"), t, &item), MCPOOL_INVALID_ARGUMENT);
@@ -1827,6 +1834,8 @@ static void test_ttl_range(mcpool_client *c) {
             mcpool_client_set_multi_ttl(c, keys, kl, vals, vl, NULL, ttls, 2, NULL, st);
             EXPECT(st[0], MCPOOL_INVALID_ARGUMENT);
             EXPECT(st[1], MCPOOL_INVALID_ARGUMENT);
+            EXPECT(mcpool_client_get(c, K("ttl-k"), &item), MCPOOL_NOT_FOUND);
+            EXPECT(mcpool_client_set(c, K("ttl-k"), K("old"), 0, 0), MCPOOL_OK);
             st[0] = st[1] = MCPOOL_OK;
             mcpool_client_store_multi(c, MCPOOL_STORE_REPLACE, keys, kl, vals, vl, NULL, ttls,
                                       NULL, 2, NULL, st);
@@ -1855,6 +1864,39 @@ static void test_ttl_range(mcpool_client *c) {
         expect_old(c, "ttl-k");
         EXPECT(mcpool_client_get(c, K("ttl-fresh"), &item), MCPOOL_NOT_FOUND);
         EXPECT(mcpool_client_get(c, K("ttl-n"), &item), MCPOOL_NOT_FOUND);
+    }
+    /* mcpool_client_store_expiry_checked: a binding's signed time for a store, checked as
+     * the store would take it: a set's refusal deletes the key too, another store's not. */
+    {
+        uint32_t t = 9;
+        EXPECT(mcpool_client_store_expiry_checked(c, "set_bytes", MCPOOL_STORE_SET, K("ttl-k"),
+                                                  4294967296LL, &t),
+               MCPOOL_INVALID_ARGUMENT);
+        CHECK(t == 9 && strncmp(mcpool_last_error_message(),
+                                "set_bytes \"ttl-k\": invalid ttl: 4294967296 is above", 49) == 0);
+        CHECK(strstr(mcpool_last_error_message(), "the key was deleted") != NULL);
+        EXPECT(mcpool_client_get(c, K("ttl-k"), &item), MCPOOL_NOT_FOUND);
+        EXPECT(mcpool_client_set(c, K("ttl-k"), K("old"), 0, 0), MCPOOL_OK);
+        EXPECT(mcpool_client_store_expiry_checked(c, NULL, MCPOOL_STORE_REPLACE, K("ttl-k"),
+                                                  2147483648LL, &t),
+               MCPOOL_INVALID_ARGUMENT);
+        CHECK(strncmp(mcpool_last_error_message(), "replace \"ttl-k\"", 15) == 0);
+        expect_old(c, "ttl-k");
+        EXPECT(mcpool_client_store_expiry_checked(c, NULL, MCPOOL_STORE_SET, K("ttl-k"), -5, &t),
+               MCPOOL_OK);
+        CHECK(t == MCPOOL_EXPIRED_AT_ONCE);
+        EXPECT(mcpool_client_store_expiry_checked(c, NULL, MCPOOL_STORE_SET, K("ttl-k"), 60, &t),
+               MCPOOL_OK);
+        CHECK(t == 60);
+        expect_old(c, "ttl-k");
+        EXPECT(mcpool_client_store_expiry_checked(NULL, NULL, MCPOOL_STORE_SET, K("ttl-k"), 6, &t),
+               MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_store_expiry_checked(c, NULL, 99, K("ttl-k"), 6, &t),
+               MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_store_expiry_checked(c, NULL, MCPOOL_STORE_SET, K("ttl-k"), 6, NULL),
+               MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_store_expiry_checked(c, NULL, MCPOOL_STORE_SET, NULL, 3, 6, &t),
+               MCPOOL_INVALID_ARGUMENT);
     }
 }
 

@@ -60,7 +60,7 @@ impl Client {
             .iter()
             .map(|it| {
                 let wire = self.wire_key(it.key)?;
-                crate::ttl::check("ttl", it.ttl)?;
+                crate::ttl::check("ttl", it.ttl).map_err(|e| self.ttl_refused(cmd, it.key, e))?;
                 let (data, flags) = match it.kind {
                     None => self.encode_value_as(cmd, it.key, it.value, it.flags, it.compress)?,
                     Some(kind) => self.encode_kind(cmd, it.key, kind, it.value, it.compress)?,
@@ -370,7 +370,7 @@ impl Client {
                 let key = k.as_ref();
                 if let Err(e) = &ttl_ok {
                     self.wire_key(key)?;
-                    return Err(e.clone());
+                    return Err(self.ttl_refused(StoreCommand::Set, key, e.clone()));
                 }
                 self.prepare_item(key, v.as_ref(), 0)
             })

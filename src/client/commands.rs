@@ -26,7 +26,8 @@ impl Client {
     /// Stores `value` under `key` unconditionally. `ttl` in seconds (0 = no expiry; above 30
     /// days it is a unix time, as memcached reads it), at most [`crate::ttl::MAX_TTL`]: a
     /// larger one is [`Error::InvalidArgument`] and nothing is sent, as for every expiry of
-    /// every call (see [`crate::ttl`]).
+    /// every call (see [`crate::ttl`]); a set so refused deletes the key, as one refused as
+    /// too large does.
     ///
     /// Errors: a bad key or TTL, a value over `max_value_size` ([`Error::ValueTooLarge`]:
     /// nothing sent, and the key deleted, as memcached's own refusal does), the server's
@@ -191,7 +192,8 @@ impl Client {
                 version: None,
             };
             // Nothing is sent (nor handed over) for a TTL memcached could not honour.
-            req.check_arguments()?;
+            req.check_arguments()
+                .map_err(|e| self.ttl_refused(cmd, key, e))?;
             // No store is sent again once sent (proxy-pool): a copy held up in a stalled
             // proxy may land after the resent one and after later writes (tester finding
             // fleet 2).
@@ -806,6 +808,44 @@ impl Client {
             max_decompressed: None,
             key_deleted,
         }
+    }
+
+    /// The error of a store by `cmd` of `key` refused for its expiry (`e`: a `ttl`
+    /// memcached cannot honour, [`crate::ttl::check`]), nothing sent. A `set` so refused also
+    /// deletes `key` (its own round trip), as one refused as too large does
+    /// ([`Client::too_large`]): the clients it replaces send such a set, which memcached
+    /// stores already expired (or for the wrapped time), so no older value survives to be
+    /// read as if the set had not been asked (tester finding ttl 1). Other stores, and other
+    /// errors, are returned as they are.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn ttl_refused(&self, cmd: StoreCommand, key: &[u8], e: Error) -> Error {
+        match e {
+            Error::InvalidArgument {
+                what: "ttl",
+                reason,
+            } if cmd == StoreCommand::Set => {
+                let done = match self.delete(key) {
+                    Ok(_) => "the key was deleted, as memcached deletes it when it refuses a set"
+                        .to_owned(),
+                    Err(d) => format!("deleting the key, as a refused set does, failed too: {d}"),
+                };
+                Error::InvalidArgument {
+                    what: "ttl",
+                    reason: format!("{reason}; nothing was stored and {done}"),
+                }
+            }
+            e => e,
+        }
+    }
+
+    /// A binding's signed expiry for a store by `cmd` of `key` as the `u32` the stores take,
+    /// by [`crate::ttl::checked_from_signed`] (a negative one expired at once; the error naming
+    /// the number as given): one refused for a `set` deletes the key as the store itself
+    /// would, so a binding that checks its caller's time before the
+    /// call leaves what the call would.
+    pub fn store_ttl_checked(&self, cmd: StoreCommand, key: &[u8], seconds: i64) -> Result<u32> {
+        crate::ttl::checked_from_signed("ttl", seconds).map_err(|e| self.ttl_refused(cmd, key, e))
     }
 
     /// [`Client::encode_value`] with a per-call compression decision.

@@ -45,7 +45,8 @@ impl Client {
                 quiet: false,
                 version: Some(version),
             };
-            self.exchange_key(t, &wire, Resend::IfUnsent, &req, &mut at)?
+            self.exchange_key(t, &wire, Resend::IfUnsent, &req, &mut at)
+                .map_err(|e| self.ttl_refused(cmd, key, e))?
                 .stored()
         });
         self.finish_store(t, start, cmd, at, r, self.inner.config.fail_open)
