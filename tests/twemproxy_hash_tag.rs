@@ -73,6 +73,18 @@ fn a_hash_tag_is_two_characters() {
             .to_string();
         assert!(e.contains("not two characters"), "{bad}: {e}");
     }
+    // a `;` in the tag: the message is about the tag (tester finding retest36 3: it
+    // explained pylibmc's set_behaviors groups)
+    for bad in ["a;", ";;", ",;"] {
+        let e = format!("twemproxy:hash=fnv1a_64,distribution=ketama,hash_tag={bad}")
+            .parse::<mcpool::Distribution>()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("hash_tag with `;` or `,`") && !e.contains("pylibmc"),
+            "{bad}: {e}"
+        );
+    }
     let d: mcpool::Distribution = "twemproxy:hash=md5,hash_tag=::".parse().unwrap();
     assert_eq!(d.to_string(), "twemproxy:hash=md5,hash_tag=::");
 }

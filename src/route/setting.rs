@@ -447,6 +447,17 @@ pub(crate) fn parse(client: Client, body: &str) -> Result<Setting> {
         Client::Libmemcached => 2,
         _ => 1,
     };
+    if groups.len() > most && client == Client::Twemproxy && body.contains("hash_tag=") {
+        // (a `;` in a hash_tag's value: the message about the tag, not pylibmc's groups:
+        // tester finding retest36 3)
+        return Err(Error::Config(
+            "twemproxy: a hash_tag with `;` or `,` cannot be written in a setting, whose \
+             separators they are (nutcracker's hash_tag: two characters, \"{}\" hashes the \
+             part of a key between { and }); a pool whose hash_tag holds one is not placed by \
+             mcpool"
+                .into(),
+        ));
+    }
     if groups.len() > most {
         return Err(Error::Config(format!(
             "{}: `;` separates the behaviors of a pylibmc client's later set_behaviors \
