@@ -26,6 +26,7 @@
  * Java exception.
  */
 #include <jni.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -359,6 +360,49 @@ JNIEXPORT jboolean JNICALL Java_io_mcpool_Native_tlsSupported(JNIEnv *env, jclas
 JNIEXPORT jstring JNICALL Java_io_mcpool_Native_statusName(JNIEnv *env, jclass cls, jint st) {
     (void)cls;
     return (*env)->NewStringUTF(env, mcpool_status_name((uint32_t)st));
+}
+
+/* seconds + nanos / 1e9 (a java.time.Duration: nanos 1..999999999 on top of seconds, which
+ * may be negative) as a double strictly between seconds and seconds + 1, so that the core's
+ * rule for fractions (mcpool_whole_seconds) sees a fraction where there is one: from 2^23 s
+ * a nanosecond is below a double's step, and the plain sum would round to a whole number
+ * (never rounded up) or to the next one. Beyond 2^53 s no double lies between: the sum as it
+ * is (such a moment is past 2038 or long before 1970 either way). */
+static double duration_seconds(int64_t seconds, int32_t nanos) {
+    double v = (double)seconds + (double)nanos / 1e9;
+    const int64_t exact = (int64_t)1 << 53;
+    if (seconds > -exact && seconds < exact - 1) {
+        double lo = (double)seconds, hi = (double)(seconds + 1);
+        if (v <= lo) v = nextafter(lo, hi);
+        if (v >= hi) v = nextafter(hi, lo);
+    }
+    return v;
+}
+
+/* Mcpool.expiryFromNow: a duration (seconds, plus nanos 0..999999999 of a Duration; 0: whole
+ * seconds as given) as the TTL the calls take, by the core's one rule (mcpool_expiry_from_now;
+ * a fraction first by its rule for fractions, mcpool_whole_seconds). The moment is then
+ * checked by the core (mcpool_expiry_checked, "ttl"): one above MCPOOL_MAX_TTL (after 2038),
+ * which every call refuses and a jint cannot hold, is thrown as its MCPOOL_INVALID_ARGUMENT,
+ * `call` (ASCII: the Java call as written, e.g. "expiryFromNow(PT277777H46M40S)") naming it. */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_expiryFromNow(JNIEnv *env, jclass cls, jlong seconds, jint nanos,
+                                                           jbyteArray call) {
+    (void)cls;
+    char op[128] = "expiryFromNow";
+    if (call != NULL) {
+        jsize n = (*env)->GetArrayLength(env, call);
+        if (n > (jsize)sizeof op - 1) n = (jsize)sizeof op - 1;
+        (*env)->GetByteArrayRegion(env, call, 0, n, (jbyte *)op);
+        op[n] = '\0';
+    }
+    int64_t whole = nanos == 0 ? (int64_t)seconds : mcpool_whole_seconds(duration_seconds(seconds, nanos));
+    uint32_t t = 0;
+    mcpool_status st = mcpool_expiry_checked(op, NULL, 0, "ttl", (int64_t)mcpool_expiry_from_now(whole), &t);
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return -1;
+    }
+    return (jint)t; /* at most MCPOOL_MAX_TTL: a jint */
 }
 
 JNIEXPORT jlong JNICALL Java_io_mcpool_Native_configNew(JNIEnv *env, jclass cls) {
@@ -1018,6 +1062,11 @@ JNIEXPORT jlong JNICALL Java_io_mcpool_Native_resolverBlocks(JNIEnv *env, jclass
 /* Commands                                                                                  */
 /* ---------------------------------------------------------------------------------------- */
 
+/* Every TTL Java hands a store, touch or counter below is a jint: mcpool_expiry_from_signed
+ * makes a negative one MCPOOL_EXPIRED_AT_ONCE and keeps any other, at most 2^31-1 =
+ * MCPOOL_MAX_TTL, so none of them is out of range. A 64-bit time (a Whalin Date's seconds)
+ * goes through storeExpiry first, the core's check, and reaches a store as its jint. */
+
 /* op: 0 set, 1 add, 2 replace, 3 append, 4 prepend, 5 cas. Returns the answer status. */
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_store(JNIEnv *env, jclass cls, jlong h, jint op,
                                                    jbyteArray key, jint key_len, jbyteArray value,
@@ -1111,6 +1160,28 @@ static mcpool_store_op store_op(jint op) {
     case 5: return MCPOOL_STORE_CAS;
     default: return (mcpool_store_op)UINT32_MAX;
     }
+}
+
+/* A store's signed 64-bit time (a Whalin Date's seconds) checked by the core as the store by
+ * op (Java's numbering) of key would take it (mcpool_client_store_expiry_checked): the TTL
+ * to pass to it (a negative time MCPOOL_EXPIRED_AT_ONCE), or, above MCPOOL_MAX_TTL, the
+ * core's MCPOOL_INVALID_ARGUMENT thrown naming the store, the key and the number as given,
+ * a set's key deleted first, as a set so refused deletes it. */
+JNIEXPORT jint JNICALL Java_io_mcpool_Native_storeExpiry(JNIEnv *env, jclass cls, jlong h, jint op,
+                                                         jbyteArray key, jint key_len, jlong seconds) {
+    (void)cls;
+    uint8_t kstack[KEY_STACK];
+    bytes_t k;
+    if (!bytes_get_n(env, key, key_len, kstack, sizeof kstack, &k)) return -1;
+    uint32_t t = 0;
+    mcpool_status st =
+        mcpool_client_store_expiry_checked(CLIENT(h), NULL, store_op(op), k.ptr, k.len, (int64_t)seconds, &t);
+    bytes_release(&k);
+    if (st != MCPOOL_OK) {
+        throw_status(env, st);
+        return -1;
+    }
+    return (jint)t; /* at most MCPOOL_MAX_TTL: a jint */
 }
 
 /* A batch of stores (op as Java's: set, add, replace, append, prepend, cas): keys and values

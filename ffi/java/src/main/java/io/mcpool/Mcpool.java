@@ -33,11 +33,17 @@ import java.util.concurrent.atomic.LongAdder;
  * OptionalLong. A null key, key collection, value or setting is a {@link ClientException}
  * (MCPOOL_INVALID_ARGUMENT), never a NullPointerException.
  *
- * <p>TTLs are seconds (0 = never expires; above 30 days memcached reads an absolute Unix
- * time, up to 2147483647). A negative TTL of a store, touch or counter (set, add, replace,
- * cas, setBytes, setMulti, setMultiNoreply, setWithVersion, touch, incrOrInit, decrOrInit; and of gat, gats,
+ * <p>TTLs are seconds (0 = never expires; above 30 days, {@link #RELATIVE_MAX}, memcached
+ * reads an absolute Unix time, up to {@link #MAX_TTL}, 2147483647). A duration longer than
+ * 30 days ({@code 40 * 86400}) is no TTL as it is: memcached would read a moment in 1970 and
+ * drop the item while {@code set} answers true. {@link #expiryFromNow(long)} (or of a
+ * {@link java.time.Duration}) makes any duration the TTL memcached reads as meant, by the
+ * core's rule, as C's {@code mcpool_expiry_from_now}, Python's
+ * {@code mcpool.expiry_from_now} and Perl's {@code Mcpool::expiry_from_now} do. A negative
+ * TTL of a store, touch or counter (set, add, replace, cas, setBytes, setMulti,
+ * setMultiNoreply, setWithVersion, touch, incrOrInit, decrOrInit; and of gat, gats,
  * gatMulti, gatsMulti) stores the item already expired, on every protocol, as memcached reads
- * a negative expiry: the core's rule for signed expiries (MCPOOL_EXPIRED_AT_ONCE; Python and
+ * a negative expiry: the core's rule for signed expiries ({@link #EXPIRED_AT_ONCE}; Python and
  * Perl do the same). spymemcached does so on the text protocol only: on binary it sends -1 as
  * the unsigned 4294967295, a unix time in 2106, and its item stays. The lease
  * times of {@link #getLease} and {@link #invalidate}, which have no such meaning, refuse a
@@ -121,6 +127,61 @@ public final class Mcpool implements AutoCloseable {
     /** Whether the JNI library's core speaks TLS (built with {@code make lib MCPOOL_FEATURES=tls}). */
     public static boolean tlsSupported() {
         return Native.tlsSupported();
+    }
+
+    /** The largest TTL memcached honours, 2^31-1 seconds (a unix time in January 2038; the
+     * core's {@code MCPOOL_MAX_TTL}): its text and meta protocols read the expiry as a signed
+     * 32-bit number. The largest int: every int TTL of this API is within it. */
+    public static final int MAX_TTL = 2147483647;
+
+    /** The TTL that stores an item already expired, 30 days and one second (a unix time in
+     * 1970 to memcached; the core's {@code MCPOOL_EXPIRED_AT_ONCE}): what a negative TTL is
+     * sent as, and what {@link #expiryFromNow(long)} answers for 0 or less. */
+    public static final int EXPIRED_AT_ONCE = 2592001;
+
+    /** The longest TTL memcached reads as seconds from now, 30 days (the core's
+     * {@code MCPOOL_RELATIVE_MAX}); above it memcached reads a unix time, so a longer
+     * duration goes through {@link #expiryFromNow(long)}. */
+    public static final int RELATIVE_MAX = 2592000;
+
+    /**
+     * A duration (seconds from now: a framework's timeout, an "expires in") as the TTL to pass
+     * to {@link #set(String, Object, int)} and the other calls, by the core's one rule
+     * ({@code mcpool_expiry_from_now}, as Python's {@code mcpool.expiry_from_now} and Perl's
+     * {@code Mcpool::expiry_from_now}): up to {@link #RELATIVE_MAX} (30 days) the seconds as
+     * they are; above, the unix time they end at, since memcached reads a TTL above 30 days
+     * as a unix time (the seconds themselves, {@code 40 * 86400}, would be a moment in 1970:
+     * the item gone at once while {@code set} answers true); 0 or less
+     * {@link #EXPIRED_AT_ONCE} (never 0, which is "never expires"). Reads the system clock, as
+     * memcached compares with its own; no I/O. A moment after 2038-01-19T03:14:07Z (above
+     * {@link #MAX_TTL}) is refused with the core's message, never a shorter TTL (Python and
+     * Perl answer a number every call then refuses; an int cannot hold it).
+     *
+     * @throws ClientException MCPOOL_INVALID_ARGUMENT for a moment after 2038
+     */
+    public static int expiryFromNow(long seconds) {
+        return Native.expiryFromNow(seconds, 0, ascii("expiryFromNow(" + seconds + ")"));
+    }
+
+    /**
+     * {@link #expiryFromNow(long)} of a {@link java.time.Duration}, as Python's
+     * {@code expiry_from_now} takes a float: a fraction of a second by the core's rule for
+     * fractions ({@code mcpool_whole_seconds}): a positive one rounds up (400 ms is 1 s, never
+     * 0, "never expires"), but never across the 30-day line (30 days and 500 ms is
+     * {@link #RELATIVE_MAX}, not a unix time in 1970); a negative duration expires the item
+     * at once. A null duration is a {@link ClientException} (MCPOOL_INVALID_ARGUMENT).
+     *
+     * @throws ClientException MCPOOL_INVALID_ARGUMENT for a moment after 2038 or a null duration
+     */
+    public static int expiryFromNow(java.time.Duration duration) {
+        notNull(duration, "duration");
+        return Native.expiryFromNow(duration.getSeconds(), duration.getNano(),
+            ascii("expiryFromNow(" + duration + ")"));
+    }
+
+    /** A call's name as it is written (digits, a Duration's text), for the core's message. */
+    private static byte[] ascii(String call) {
+        return call.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 
     /** A new {@link Builder}: no servers, no preset, every option at the core's default. */
@@ -473,17 +534,6 @@ public final class Mcpool implements AutoCloseable {
     /** A null argument is a {@link ClientException} (MCPOOL_INVALID_ARGUMENT) naming it. */
     static void notNull(Object o, String what) {
         if (o == null) throw ClientException.invalidArgument(what + " is null");
-    }
-
-    /** The largest TTL memcached reads as given (the core's MCPOOL_MAX_TTL, 2^31-1): its text
-     * and meta protocols parse the expiry as a signed 32-bit number. The core refuses a
-     * larger one; {@link MemCachedClient} asks it first, for a Date's seconds (a long), to
-     * answer false as Whalin's API does. */
-    static final long MAX_TTL = Integer.MAX_VALUE;
-
-    /** Whether ttl (seconds) is one memcached reads as meant: 0 to {@link #MAX_TTL}. */
-    static boolean ttlInRange(long ttl) {
-        return ttl >= 0 && ttl <= MAX_TTL;
     }
 
     /** value encoded by t for key: a value the Java side refuses (null, a type the transcoder

@@ -65,10 +65,13 @@ import java.util.Set;
  * Expiry {@link Date}s are sent as Whalin sent them: {@code getTime() / 1000} seconds (so
  * {@code new Date(60_000)} means one minute from now, a real date an absolute time), except
  * that one under a second ({@code new Date(500)}) is one second, not Whalin's 0 (never
- * expires). A Date
- * before the epoch or after 2038-01-19T03:14:07Z (more than 2^31-1 seconds, which memcached
- * reads as a negative expiry: gone at once) is not sent: the store answers false, as Whalin
- * answered a store that did not happen.
+ * expires), and by the core's rule for a store's time: a Date before the epoch stores the
+ * item already expired, as memcached reads a negative expiry (Whalin sent it so, and memcached
+ * dropped the item); one after 2038-01-19T03:14:07Z (more than {@link Mcpool#MAX_TTL}
+ * seconds, which memcached would read as a negative expiry) is not sent: the store answers
+ * false, as Whalin answered a store that did not happen, and a {@code set} deletes the key,
+ * as the core does for a set it refuses so (Whalin's set was stored already expired: no
+ * older value is left to read); {@code add}, {@code replace} and {@code cas} leave it.
  */
 public class MemCachedClient {
     /** Whalin's default compression threshold: values longer than this are gzipped. */
@@ -221,15 +224,15 @@ public class MemCachedClient {
     public java.util.List<ServerState> serverStates() { return mc().serverStates(); }
 
     /** An expiry's seconds as Whalin sent them ({@code getTime() / 1000}, but 1 for a positive
-     * Date under a second; 0 for null), or -1
-     * for a Date before the epoch (it would be sent as the C ABI's unsigned 32 bits: an
-     * absolute time far off, or 0, never expiring). Above {@code Mcpool.MAX_TTL} (a date
-     * after 2038-01-19T03:14:07Z) memcached would read a negative expiry: the stores refuse
-     * both. */
+     * Date under a second; 0 for null), and for a Date before the epoch a negative number
+     * (the whole seconds below it: -1 for {@code new Date(-1)}, where {@code / 1000} would
+     * make 0, never expiring). The core decides what a store does with it
+     * ({@code Native.storeExpiry}): negative is stored already expired, above
+     * {@link Mcpool#MAX_TTL} (after 2038-01-19T03:14:07Z) refused. */
     static long ttl(Date expiry) {
         if (expiry == null) return 0;
         long ms = expiry.getTime();
-        if (ms < 0) return -1;
+        if (ms < 0) return Math.floorDiv(ms, 1000);
         // Under a second is one second, as the core's rule for fractions has it on every
         // surface: Whalin's 0 would be "never expires" (tester finding expiry 7).
         return ms > 0 && ms < 1000 ? 1 : ms / 1000;
@@ -243,21 +246,21 @@ public class MemCachedClient {
      * comment: {@code getTime() / 1000} seconds, so a Date within 30 days of the epoch is that
      * long from now and a real date an absolute time; null: never expires). */
     public boolean set(String key, Object value, Date expiry) {
-        return store(Native.OP_SET, key, value, ttl(expiry), 0);
+        return store(Native.OP_SET, key, value, expiry, 0);
     }
 
     /** Stores only if the key is absent; false when it exists. */
     public boolean add(String key, Object value) { return add(key, value, null); }
     /** {@link #add(String, Object)} expiring at {@code expiry}, as {@link #set(String, Object, Date)}. */
     public boolean add(String key, Object value, Date expiry) {
-        return store(Native.OP_ADD, key, value, ttl(expiry), 0);
+        return store(Native.OP_ADD, key, value, expiry, 0);
     }
 
     /** Stores only if the key exists; false when it is missing. */
     public boolean replace(String key, Object value) { return replace(key, value, null); }
     /** {@link #replace(String, Object)} expiring at {@code expiry}, as {@link #set(String, Object, Date)}. */
     public boolean replace(String key, Object value, Date expiry) {
-        return store(Native.OP_REPLACE, key, value, ttl(expiry), 0);
+        return store(Native.OP_REPLACE, key, value, expiry, 0);
     }
 
     /** Appends the value's encoded bytes (the stored flags stay); false when missing. Only
@@ -265,12 +268,12 @@ public class MemCachedClient {
      * (MCPOOL_INVALID_ARGUMENT), where Whalin wrote its bytes after the stored ones (a
      * 4-byte Integer followed by another: a value no reader understands). */
     public boolean append(String key, Object value) {
-        return store(Native.OP_APPEND, key, value, 0, 0);
+        return store(Native.OP_APPEND, key, value, null, 0);
     }
 
     /** As {@link #append}, the bytes put before the stored ones. */
     public boolean prepend(String key, Object value) {
-        return store(Native.OP_PREPEND, key, value, 0, 0);
+        return store(Native.OP_PREPEND, key, value, null, 0);
     }
 
     /** Stores only if the CAS unique (from {@link #gets}) still matches; a {@code casUnique}
@@ -284,29 +287,45 @@ public class MemCachedClient {
     public boolean cas(String key, Object value, long casUnique) { return cas(key, value, null, casUnique); }
     /** {@link #cas(String, Object, long)} expiring at {@code expiry}, as {@link #set(String, Object, Date)}. */
     public boolean cas(String key, Object value, Date expiry, long casUnique) {
-        return store(Native.OP_CAS, key, value, ttl(expiry), casUnique);
+        return store(Native.OP_CAS, key, value, expiry, casUnique);
     }
 
-    /** A store; false, nothing sent, for an expiry memcached would not read as meant
-     * ({@code ttl(Date)}): Whalin's answer to a store that did not happen, where sending it
-     * would store with another expiry (far off, or none) or report STORED for an item that
-     * expired at once. */
-    private boolean store(int op, String key, Object value, long ttl, long cas) {
+    /** A store expiring at {@code expiry} (null: never). The Date's seconds ({@code ttl(Date)})
+     * go through the core's rule for a store's time first ({@code Native.storeExpiry}): before
+     * the epoch the item is stored already expired, as memcached reads a negative expiry
+     * (Whalin sent it and memcached dropped the item); after 2038-01-19T03:14:07Z nothing is
+     * sent and the store answers false, Whalin's answer to a store that did not happen, a
+     * set's key deleted as the core deletes it for a set refused so (Whalin's set stored the
+     * item already expired: no older value left to read); add, replace and cas leave it. */
+    private boolean store(int op, String key, Object value, Date expiry, long cas) {
         Mcpool c = mc();
-        if (!Mcpool.ttlInRange(ttl)) {
-            Mcpool.key(key); // a null key, or one with no UTF-8 form, is still thrown
-            return false;
+        int ttl = 0;
+        if (expiry != null) {
+            byte[] k = Mcpool.key(key); // a null key, or one with no UTF-8 form, is still thrown
+            long h = c.nc.acquire();
+            try {
+                ttl = Native.storeExpiry(h, op, k, k.length, ttl(expiry));
+            } catch (McpoolException e) {
+                // the core's refusal of the time (its message names it; a set's key deleted)
+                if (e.status() == STATUS_INVALID_ARGUMENT) return false;
+                return suppress(c, key, e, false);
+            } finally {
+                c.nc.release();
+            }
         }
         try {
             // This client's compression settings, decided per call by the core (one native
             // client per pool whatever the settings).
             return (compressEnable
-                ? c.store(effective, op, key, value, (int) ttl, cas, Native.COMPRESS_THRESHOLD, Math.max(0, compressThreshold))
-                : c.store(effective, op, key, value, (int) ttl, cas, Native.COMPRESS_NEVER, 0)) == Native.OK;
+                ? c.store(effective, op, key, value, ttl, cas, Native.COMPRESS_THRESHOLD, Math.max(0, compressThreshold))
+                : c.store(effective, op, key, value, ttl, cas, Native.COMPRESS_NEVER, 0)) == Native.OK;
         } catch (McpoolException e) {
             return suppress(c, key, e, false);
         }
     }
+
+    /** MCPOOL_INVALID_ARGUMENT (include/mcpool.h): the core's refusal of a store's time. */
+    private static final int STATUS_INVALID_ARGUMENT = 100;
 
     // ------------------------------------------------------------------------------ reads
 

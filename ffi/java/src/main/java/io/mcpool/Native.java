@@ -232,6 +232,11 @@ final class Native {
     static native String version();
     static native boolean tlsSupported();
     static native String statusName(int status);
+    /** The core's TTL for a duration ({@code mcpool_expiry_from_now}): seconds plus nanos
+     * (0..999999999, a Duration's; 0: whole seconds) from now; a moment the calls refuse
+     * (after 2038) is thrown as the core's MCPOOL_INVALID_ARGUMENT, {@code call} (ASCII)
+     * naming the Java call. */
+    static native int expiryFromNow(long seconds, int nanos, byte[] call);
 
     static native long configNew();
     static native void configFree(long cfg);
@@ -266,6 +271,12 @@ final class Native {
     // The hot calls take the arrays' lengths from Java (one JNI call fewer per array).
     static native int store(long client, int op, byte[] key, int keyLen, byte[] value, int valueLen,
                             int flags, int ttl, long cas);
+    /** A store's 64-bit time checked by the core as the store (op OP_SET ... OP_CAS) of the
+     * key would take it ({@code mcpool_client_store_expiry_checked}): the TTL to pass to it (a
+     * negative time MCPOOL_EXPIRED_AT_ONCE); above MCPOOL_MAX_TTL the core's
+     * MCPOOL_INVALID_ARGUMENT is thrown naming the number as given, and for OP_SET the key is
+     * deleted first, as a set so refused deletes it. */
+    static native int storeExpiry(long client, int op, byte[] key, int keyLen, long seconds);
     /** A value of a kind (Kind.ordinal()); op OP_SET, OP_ADD, OP_REPLACE or OP_CAS; compress
      * COMPRESS_AUTO (the client's rule), COMPRESS_NEVER, or COMPRESS_THRESHOLD (on, with
      * {@code threshold} in place of the client's, compared as the core's preset says). */

@@ -155,11 +155,6 @@ public class McpoolTest extends ServerTestBase {
                 long left = mc.metaInfo("m:ttl:old").ttlSeconds();
                 assertTrue("TTL " + left, left > 90 && left <= 100);
             }
-            // the Whalin API's own question (a Date's seconds are a long): the core's range
-            assertTrue(Mcpool.ttlInRange(0) && Mcpool.ttlInRange(Integer.MAX_VALUE));
-            for (long ttl : new long[] {-1, Integer.MAX_VALUE + 1L, 0xffffffffL, Long.MAX_VALUE}) {
-                assertFalse("the TTL " + ttl, Mcpool.ttlInRange(ttl));
-            }
             // the largest TTL is stored and kept (an absolute time in 2038)
             assertTrue(mc.set("m:ttl:max", "v", Integer.MAX_VALUE));
             assertEquals("v", mc.get("m:ttl:max"));
@@ -724,6 +719,82 @@ public class McpoolTest extends ServerTestBase {
             assertTrue(mc.invalidate(k));
             long ttl = mc.metaInfo(k).ttlSeconds();
             assertTrue("stale for the default time: " + ttl, ttl > 0 && ttl <= Mcpool.LEASE_DEFAULT_STALE_TTL);
+        }
+    }
+
+    /** Tester finding ttl 4: Mcpool.MAX_TTL, EXPIRED_AT_ONCE and RELATIVE_MAX are public and
+     * the C header's (and the core's, by what it answers), and expiryFromNow is the core's
+     * rule (mcpool_expiry_from_now), as Python's and Perl's expiry_from_now: up to 30 days as
+     * it is, above the unix time it ends at, 0 or less expired at once, after 2038 refused. */
+    @Test
+    public void expiryFromNowIsTheCoresRule() throws Exception {
+        String header = new String(java.nio.file.Files.readAllBytes(
+            java.nio.file.Paths.get("../../include/mcpool.h")), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(header.contains("#define MCPOOL_MAX_TTL " + Mcpool.MAX_TTL + "\n"));
+        assertTrue(header.contains("#define MCPOOL_EXPIRED_AT_ONCE " + Mcpool.EXPIRED_AT_ONCE + "\n"));
+        assertTrue(header.contains("#define MCPOOL_RELATIVE_MAX " + Mcpool.RELATIVE_MAX + "\n"));
+        assertEquals(Integer.MAX_VALUE, Mcpool.MAX_TTL);
+        int day = 86400;
+        assertEquals(60, Mcpool.expiryFromNow(60));
+        assertEquals(1, Mcpool.expiryFromNow(1));
+        assertEquals(Mcpool.RELATIVE_MAX, Mcpool.expiryFromNow(30 * day));
+        assertEquals(Mcpool.RELATIVE_MAX, Mcpool.expiryFromNow(Mcpool.RELATIVE_MAX));
+        // the core's answers are the constants
+        assertEquals(Mcpool.EXPIRED_AT_ONCE, Mcpool.expiryFromNow(0));
+        assertEquals(Mcpool.EXPIRED_AT_ONCE, Mcpool.expiryFromNow(-1));
+        assertEquals(Mcpool.EXPIRED_AT_ONCE, Mcpool.expiryFromNow(Long.MIN_VALUE));
+        // above 30 days: the unix time it ends at
+        for (long d : new long[] {40L * day, Mcpool.RELATIVE_MAX + 1L, 365L * day}) {
+            long before = System.currentTimeMillis() / 1000;
+            long at = Mcpool.expiryFromNow(d);
+            long after = System.currentTimeMillis() / 1000;
+            assertTrue(d + " -> " + at, at >= before + d && at <= after + d);
+        }
+        // a Duration: whole seconds as they are; a fraction by the core's rule for fractions
+        assertEquals(60, Mcpool.expiryFromNow(java.time.Duration.ofSeconds(60)));
+        assertEquals(1, Mcpool.expiryFromNow(java.time.Duration.ofMillis(400)));
+        assertEquals(2, Mcpool.expiryFromNow(java.time.Duration.ofMillis(1500)));
+        assertEquals(1, Mcpool.expiryFromNow(java.time.Duration.ofNanos(1)));
+        assertEquals(Mcpool.RELATIVE_MAX, Mcpool.expiryFromNow(java.time.Duration.ofSeconds(Mcpool.RELATIVE_MAX, 500_000_000)));
+        assertEquals(Mcpool.EXPIRED_AT_ONCE, Mcpool.expiryFromNow(java.time.Duration.ZERO));
+        assertEquals(Mcpool.EXPIRED_AT_ONCE, Mcpool.expiryFromNow(java.time.Duration.ofMillis(-300)));
+        assertEquals(Mcpool.EXPIRED_AT_ONCE, Mcpool.expiryFromNow(java.time.Duration.ofDays(-40)));
+        // a nanosecond on seconds far above a double's nanosecond step still rounds up
+        long big = 100_000_000L; // about 3 years: a unix time before 2038
+        long now = System.currentTimeMillis() / 1000;
+        long at = Mcpool.expiryFromNow(java.time.Duration.ofSeconds(big, 1));
+        assertTrue(at + " vs " + (now + big), at >= now + big + 1 && at <= now + big + 2);
+        long days40 = Mcpool.expiryFromNow(java.time.Duration.ofDays(40));
+        assertTrue(days40 >= now + 40L * day && days40 <= now + 40L * day + 2);
+        // a moment after 2038: refused with the core's message, never a shorter TTL
+        Object[] tooFar = {1_000_000_000L, (long) Integer.MAX_VALUE, Long.MAX_VALUE,
+            java.time.Duration.ofSeconds(1_000_000_000L), java.time.Duration.ofSeconds(Long.MAX_VALUE, 999_999_999)};
+        for (Object d : tooFar) {
+            try {
+                int t = d instanceof Long ? Mcpool.expiryFromNow((Long) d) : Mcpool.expiryFromNow((java.time.Duration) d);
+                fail(d + " gave " + t);
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+                assertTrue(e.getMessage(), e.detail().startsWith("expiryFromNow(" + d + "): invalid ttl: "));
+                assertTrue(e.getMessage(), e.getMessage().contains(" is above 2147483647"));
+            }
+        }
+        try {
+            Mcpool.expiryFromNow((java.time.Duration) null);
+            fail();
+        } catch (ClientException e) {
+            assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+        }
+        // a duration of 40 days stored with its expiryFromNow is kept (40 * 86400 itself is
+        // a moment in 1970: gone at once while set answers true)
+        try (Mcpool mc = Mcpool.builder().servers(server.addr()).protocol("meta").build()) {
+            String k = "m:from-now:" + System.nanoTime();
+            assertTrue(mc.set(k, "v", 40 * day));
+            assertNull(mc.get(k));
+            assertTrue(mc.set(k, "v", Mcpool.expiryFromNow(40L * day)));
+            assertEquals("v", mc.get(k));
+            long left = mc.metaInfo(k).ttlSeconds();
+            assertTrue("TTL " + left, left > 40L * day - 10 && left <= 40L * day);
         }
     }
 }

@@ -177,37 +177,98 @@ public class MemCachedClientTest {
         assertEquals(60, MemCachedClient.ttl(new Date(60_999)));
     }
 
-    /** An expiry memcached would not read as meant is not sent: the store answers false, as
-     * Whalin answered a store that did not happen. Before the epoch it went out as a huge
-     * unsigned number (or 0: never expires) or was a ClientException; after 2038-01-19 (more
-     * than 2^31-1 seconds) memcached read a negative expiry: STORED, and gone at once. */
+    /** A Date before the epoch stores the item already expired, as memcached reads a negative
+     * expiry (Whalin sent it so; before, the store answered false and kept the old value). */
     @Test
-    public void expiryOutOfRangeIsNotStored() {
-        assertTrue(mc.set("mcct:xr:old", "old"));
-        long cas = mc.gets("mcct:xr:old").getCasUnique();
-        Date[] bad = {new Date(-1000), new Date(-1), new Date(Long.MIN_VALUE),
-            new Date((Integer.MAX_VALUE + 1L) * 1000), new Date(0xffffffffL * 1000), new Date(Long.MAX_VALUE)};
-        for (Date d : bad) {
-            assertFalse(d.toString(), mc.set("mcct:xr:new", "v", d));
+    public void expiryBeforeTheEpochStoresTheItemExpired() {
+        Date[] past = {new Date(-1000), new Date(-1), new Date(-999), new Date(Long.MIN_VALUE)};
+        assertEquals(-1, MemCachedClient.ttl(new Date(-1)));
+        assertEquals(-1, MemCachedClient.ttl(new Date(-1000)));
+        assertEquals(-2, MemCachedClient.ttl(new Date(-1001)));
+        for (Date d : past) {
+            assertTrue(mc.set("mcct:xp:k", "old"));
+            assertTrue(d.toString(), mc.set("mcct:xp:k", "v", d));
+            assertNull(d.toString(), mc.get("mcct:xp:k"));
+            assertTrue(d.toString(), mc.add("mcct:xp:k", "v", d));
+            assertNull(d.toString(), mc.get("mcct:xp:k"));
+            assertTrue(mc.set("mcct:xp:k", "old"));
+            assertTrue(d.toString(), mc.replace("mcct:xp:k", "v", d));
+            assertNull(d.toString(), mc.get("mcct:xp:k"));
+            assertTrue(mc.set("mcct:xp:k", "old"));
+            assertTrue(d.toString(), mc.cas("mcct:xp:k", "v", d, mc.gets("mcct:xp:k").getCasUnique()));
+            assertNull(d.toString(), mc.get("mcct:xp:k"));
+        }
+    }
+
+    /** A Date after 2038-01-19T03:14:07Z (more than 2^31-1 seconds, which memcached reads as
+     * a negative expiry) is not sent: the store answers false, as Whalin answered a store that
+     * did not happen; a set deletes the key, as the core does for a set refused so (tester
+     * finding ttl 1: Whalin's set was stored already expired, no older value left to read),
+     * add, replace and cas leave it. */
+    @Test
+    public void expiryAfter2038IsNotStored() {
+        Date[] far = {new Date((Integer.MAX_VALUE + 1L) * 1000), new Date(0xffffffffL * 1000),
+            new Date(Long.MAX_VALUE)};
+        for (Date d : far) {
+            assertTrue(mc.set("mcct:xr:old", "old"));
+            long cas = mc.gets("mcct:xr:old").getCasUnique();
+            mc.delete("mcct:xr:new");
             assertFalse(d.toString(), mc.add("mcct:xr:new", "v", d));
             assertFalse(d.toString(), mc.replace("mcct:xr:old", "new", d));
             assertFalse(d.toString(), mc.cas("mcct:xr:old", "new", d, cas));
+            assertNull(mc.get("mcct:xr:new"));
+            assertEquals("old", mc.get("mcct:xr:old"));
+            assertEquals(cas, mc.gets("mcct:xr:old").getCasUnique());
+            // set: false, and the old value gone
+            assertFalse(d.toString(), mc.set("mcct:xr:old", "new", d));
+            assertNull(d.toString(), mc.get("mcct:xr:old"));
+            assertFalse(mc.keyExists("mcct:xr:old"));
+            assertFalse(d.toString(), mc.set("mcct:xr:new", "v", d));
+            assertNull(mc.get("mcct:xr:new"));
         }
-        assertNull(mc.get("mcct:xr:new"));
-        assertEquals("old", mc.get("mcct:xr:old"));
-        assertEquals(cas, mc.gets("mcct:xr:old").getCasUnique());
-        // still the caller's mistake, thrown: a null key
-        try {
-            mc.set(null, "v", new Date(-1000));
-            fail();
-        } catch (ClientException e) {
-            // a null key is refused whatever the expiry
+        // still the caller's mistake, thrown: a null key, whatever the expiry
+        for (Date d : new Date[] {new Date(-1000), far[0]}) {
+            try {
+                mc.set(null, "v", d);
+                fail();
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+            }
         }
         // the last second memcached reads as meant (2038-01-19T03:14:07Z) is stored and kept
         Date last = new Date(Integer.MAX_VALUE * 1000L + 999);
         assertTrue(mc.set("mcct:xr:max", "v", last));
         assertTrue(mc.replace("mcct:xr:max", "w", last));
         assertEquals("w", mc.get("mcct:xr:max"));
+    }
+
+    /** The core's refusal, through the native the Date stores use: it names the number as
+     * given (the Date's seconds, not a saturated 4294967295), and for a set the deletion. */
+    @Test
+    public void expiryRefusalIsTheCoresMessage() {
+        assertTrue(mc.set("mcct:xm", "old"));
+        Mcpool c = pool.client(true);
+        byte[] k = "mcct:xm".getBytes(StandardCharsets.UTF_8);
+        long h = c.nc.acquire();
+        try {
+            assertEquals(60, Native.storeExpiry(h, Native.OP_SET, k, k.length, 60));
+            assertEquals(Mcpool.EXPIRED_AT_ONCE, Native.storeExpiry(h, Native.OP_SET, k, k.length, -1));
+            assertEquals(Mcpool.MAX_TTL, Native.storeExpiry(h, Native.OP_ADD, k, k.length, Mcpool.MAX_TTL));
+            for (int op : new int[] {Native.OP_ADD, Native.OP_SET}) {
+                try {
+                    Native.storeExpiry(h, op, k, k.length, 1L << 32);
+                    fail();
+                } catch (ClientException e) {
+                    assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+                    assertTrue(e.getMessage(), e.getMessage().contains("invalid ttl: 4294967296 is above 2147483647"));
+                    assertTrue(e.getMessage(), e.detail().startsWith(op == Native.OP_SET ? "set \"mcct" : "add \"mcct"));
+                    assertEquals(e.getMessage(), op == Native.OP_SET, e.getMessage().contains("deleted"));
+                }
+                assertEquals(op == Native.OP_SET ? null : "old", mc.get("mcct:xm"));
+            }
+        } finally {
+            c.nc.release();
+        }
     }
 
     @Test
