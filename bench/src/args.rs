@@ -44,8 +44,9 @@ Options:
                        memcached -R for the private server, 1 or more (default: memcached's
                        own, 20; an error with --servers); pipelined meta/binary multi-gets
                        yield to the event loop every N requests
-  --op-hook noop       install a no-op per-operation handler on mcpool's Rust client
-                       (measures the hook's cost: compare with a run without it)
+  --op-hook noop|none  noop: install a no-op per-operation handler on mcpool's Rust client
+                       (measures the hook's cost: compare with a run without it); none:
+                       no handler (the default)
   --unpinned           no CPU pinning at all (client or private server); figures are noisier
   --list-peers         print every peer, whether it is installed, and how to install it
   -h, --help           this text

@@ -221,17 +221,39 @@ fn about(command: &str, key: &[u8], what: impl std::fmt::Display) -> String {
 /// [`about`] for a core error: a refused key that the error names as the caller gave it
 /// is named once (`get: invalid key "x y": ...`; tester finding keys2 5). One over 250
 /// bytes, which the error names by its length, is shown too: which of the keys it was.
-fn about_error(command: &str, key: &[u8], e: &mcpool::Error) -> String {
+fn about_error(client: &Client, command: &str, key: &[u8], e: &mcpool::Error) -> String {
+    let what = key_error(client, key, e);
     if key.len() <= mcpool::key::MAX_KEY_LEN && e.names_key(key) {
-        format!("{command}: {e}")
+        format!("{command}: {what}")
     } else {
-        about(command, key, e)
+        about(command, key, what)
     }
 }
 
-/// A key as the CLI's messages show it: quoted, a UTF-8 key as text (control characters
-/// escaped), any other byte as `\xNN`, so two different keys never read the same (an empty
-/// key is `""`).
+/// A core error about `key`, said: a key the client's key prefix made too long is named by
+/// both lengths (`"<251 bytes: 249 bytes + 2 of --prefix>"`), where the core names the
+/// prefixed key's length alone.
+pub(crate) fn key_error(client: &Client, key: &[u8], e: &mcpool::Error) -> String {
+    let prefix = client.config().key_prefix.len();
+    match e {
+        mcpool::Error::InvalidKey { key: named, reason } if prefix > 0 => {
+            let total = key.len() + prefix;
+            if *named == format!("\"<{total} bytes>\"") {
+                let given = key.len();
+                return format!(
+                    "invalid key \"<{total} bytes: {given} bytes + {prefix} of --prefix>\": \
+                     {reason}"
+                );
+            }
+            e.to_string()
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// A key (or a value) as the CLI's messages show it: quoted, UTF-8 as text (control
+/// characters escaped), any other byte as `\xNN`, so two different keys never read the same
+/// (an empty key is `""`).
 pub fn shown_key(key: &[u8]) -> String {
     match std::str::from_utf8(key) {
         Ok(s) => format!("{s:?}"),
@@ -318,7 +340,7 @@ enum Slot {
 struct Spec {
     name: &'static str,
     slots: &'static [Slot],
-    /// Options taking a value: `--ttl`, `--kind` (each at most once).
+    /// Its options: `--ttl`, `--kind`, `--flags`, ... (each at most once).
     options: &'static [&'static str],
     usage: &'static str,
     /// It changes what the servers hold (a store, delete, touch, counter or flush): its
@@ -331,43 +353,44 @@ struct Spec {
 /// an option, a key or a value ([`parse_args`]).
 const COMMANDS: &[Spec] = {
     use Slot::*;
-    const STORE: &[&str] = &["--ttl", "--kind", "--value-file"];
+    const STORE: &[&str] = &["--ttl", "--kind", "--flags", "--value-file"];
     const CONCAT: &[&str] = &["--value-file"];
+    const READ: &[&str] = &["--show-flags"];
     &[
         Spec {
             name: "get",
             writes: false,
             slots: &[Keys],
-            options: &[],
-            usage: "get KEY...",
+            options: READ,
+            usage: "get KEY... [--show-flags]",
         },
         Spec {
             name: "gets",
             writes: false,
             slots: &[Keys],
-            options: &[],
-            usage: "gets KEY...",
+            options: READ,
+            usage: "gets KEY... [--show-flags]",
         },
         Spec {
             name: "gat",
             writes: true,
             slots: &[Number, Keys],
-            options: &[],
-            usage: "gat TTL KEY...",
+            options: READ,
+            usage: "gat TTL KEY... [--show-flags]",
         },
         Spec {
             name: "gats",
             writes: true,
             slots: &[Number, Keys],
-            options: &[],
-            usage: "gats TTL KEY...",
+            options: READ,
+            usage: "gats TTL KEY... [--show-flags]",
         },
         Spec {
             name: "set",
             writes: true,
             slots: &[Key, Value],
             options: STORE,
-            usage: "set KEY (VALUE | --value-file FILE) [--ttl S] [--kind bytes|text|int|bool]",
+            usage: "set KEY (VALUE | --value-file FILE) [--ttl S] [--kind bytes|text|int|bool | --flags N]",
         },
         Spec {
             name: "set-multi",
@@ -381,21 +404,22 @@ const COMMANDS: &[Spec] = {
             writes: true,
             slots: &[Key, Value],
             options: STORE,
-            usage: "add KEY (VALUE | --value-file FILE) [--ttl S] [--kind bytes|text|int|bool]",
+            usage: "add KEY (VALUE | --value-file FILE) [--ttl S] [--kind bytes|text|int|bool | --flags N]",
         },
         Spec {
             name: "replace",
             writes: true,
             slots: &[Key, Value],
             options: STORE,
-            usage: "replace KEY (VALUE | --value-file FILE) [--ttl S] [--kind bytes|text|int|bool]",
+            usage: "replace KEY (VALUE | --value-file FILE) [--ttl S] [--kind bytes|text|int|bool | --flags N]",
         },
         Spec {
             name: "cas",
             writes: true,
             slots: &[Key, Value, Number],
             options: STORE,
-            usage: "cas KEY (VALUE | --value-file FILE) CAS [--ttl S] [--kind bytes|text|int|bool]",
+            usage:
+                "cas KEY (VALUE | --value-file FILE) CAS [--ttl S] [--kind bytes|text|int|bool | --flags N]",
         },
         Spec {
             name: "append",
@@ -525,10 +549,14 @@ struct Args<'a> {
     /// `--ttl`'s argument as given: read into seconds with the key known ([`typed_command`]).
     ttl: Option<&'a [u8]>,
     kind: Kind,
+    /// `--flags`'s argument as given (the stores): read with the key known, as `--ttl`.
+    flags: Option<&'a [u8]>,
     /// `--value-file`'s path (`-`: standard input): the value read from it ([`value_file`]).
     value_file: Option<&'a [u8]>,
     /// `--noreply` (set-multi): stores sent without waiting for each reply.
     noreply: bool,
+    /// `--show-flags` (get, gets, gat, gats): each value's flags printed before it.
+    show_flags: bool,
 }
 
 /// What the command line asks of a command.
@@ -546,7 +574,8 @@ fn looks_like_option(a: &[u8]) -> bool {
 }
 
 /// Reads a command's arguments by its [`Spec`], for every command alike: `-h`/`--help` is
-/// help; `--ttl S`/`--kind K` where the command takes them (anywhere, at most once each);
+/// help; its options (`--ttl S`, `--kind K`, `--show-flags`, ...) where the command takes
+/// them (anywhere, at most once each; `--kind` and `--flags` not together);
 /// `--` ends the options, after it every argument is a key or a value whatever it looks
 /// like (`set -- k --ttl` stores the value `--ttl`); any other argument that begins with `-`
 /// is refused where a key (or a number) goes, and taken as it is where a value goes.
@@ -581,10 +610,12 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
         pos: Vec::new(),
         ttl: None,
         kind: Kind::Bytes,
+        flags: None,
         value_file: None,
         noreply: false,
+        show_flags: false,
     };
-    let (mut ttl_seen, mut kind_seen) = (false, false);
+    let mut kind: Option<&[u8]> = None;
     let mut it = args.iter();
     let mut ended = false;
     while let Some(a) = it.next() {
@@ -598,54 +629,51 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
                 return Ok(Parsed::Help);
             }
             let takes = |o: &str| spec.options.contains(&o);
-            let kind_name = if a == b"--kind" && takes("--kind") {
-                Some(text(it.next().ok_or("--kind needs a value")?)?)
-            } else if takes("--kind") {
-                a.strip_prefix(b"--kind=").map(text).transpose()?
-            } else {
-                None
-            };
-            if let Some(k) = kind_name {
-                if std::mem::replace(&mut kind_seen, true) {
-                    return Err("--kind given twice".into());
-                }
-                out.kind = match k {
-                    "bytes" => Kind::Bytes,
-                    "text" => Kind::Text,
-                    "int" => Kind::Int,
-                    "bool" => Kind::Bool,
-                    _ => return Err(format!("--kind takes bytes, text, int or bool, not {k:?}")),
-                };
-                continue;
-            }
-            if takes("--value-file") && (a == b"--value-file" || a.starts_with(b"--value-file=")) {
-                if out.value_file.is_some() {
-                    return Err("--value-file given twice".into());
-                }
-                out.value_file = Some(match a.strip_prefix(b"--value-file=") {
-                    Some(v) => v,
-                    None => it
-                        .next()
-                        .ok_or("--value-file needs a file (- for standard input)")?,
+            // An option with a value: `--name V` or `--name=V`, each given once.
+            let valued = ["--ttl", "--kind", "--flags", "--value-file"]
+                .into_iter()
+                .filter(|o| takes(o))
+                .find_map(|o| {
+                    let inline = a.strip_prefix(o.as_bytes())?;
+                    match inline {
+                        [] => Some((o, None)),
+                        [b'=', v @ ..] => Some((o, Some(v))),
+                        _ => None,
+                    }
                 });
-                continue;
-            }
-            if takes("--noreply") && a == b"--noreply" {
-                if std::mem::replace(&mut out.noreply, true) {
-                    return Err("--noreply given twice".into());
-                }
-                continue;
-            }
-            if takes("--ttl") && (a == b"--ttl" || a.starts_with(b"--ttl=")) {
-                if std::mem::replace(&mut ttl_seen, true) {
-                    return Err("--ttl given twice".into());
-                }
-                let v = match a.strip_prefix(b"--ttl=") {
+            if let Some((name, inline)) = valued {
+                let v = match inline {
                     Some(v) => v,
-                    None => it.next().ok_or("--ttl needs a value")?,
+                    None => it.next().ok_or_else(|| match name {
+                        "--value-file" => "--value-file needs a file (- for standard input)".into(),
+                        _ => format!("{name} needs a value"),
+                    })?,
                 };
-                out.ttl = Some(v);
+                let slot = match name {
+                    "--ttl" => &mut out.ttl,
+                    "--kind" => &mut kind,
+                    "--flags" => &mut out.flags,
+                    _ => &mut out.value_file,
+                };
+                if slot.replace(v).is_some() {
+                    return Err(format!("{name} given twice"));
+                }
                 continue;
+            }
+            // A switch, given once.
+            let switch = match a {
+                b"--noreply" if takes("--noreply") => Some(&mut out.noreply),
+                b"--show-flags" if takes("--show-flags") => Some(&mut out.show_flags),
+                _ => None,
+            };
+            if let Some(on) = switch {
+                if std::mem::replace(on, true) {
+                    return Err(format!("{} given twice", String::from_utf8_lossy(a)));
+                }
+                continue;
+            }
+            if let Some(why) = option_refused(command, a) {
+                return Err(why);
             }
             if looks_like_option(a) {
                 // Where this argument goes among all of them (touch's last one is its TTL,
@@ -675,8 +703,8 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
                         _ => String::new(),
                     };
                     return Err(format!(
-                        "{command} takes no option {f}: {f} is a global option, and global \
-                         options go before the command: mcpool {f} ... {command} ...{as_value}"
+                        "{}{as_value}",
+                        crate::global_option_after(command, f)
                     ));
                 }
                 // Where a VALUE goes, an argument written as an option of the store
@@ -722,7 +750,36 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
         }
         out.pos.push(a);
     }
+    if let Some(k) = kind {
+        if out.flags.is_some() {
+            return Err(format!(
+                "{command}: --kind and --flags: give one (--kind stores the value format's own \
+                 flags for the kind, --flags the flags given, the value as bytes)"
+            ));
+        }
+        out.kind = match text(k)? {
+            "bytes" => Kind::Bytes,
+            "text" => Kind::Text,
+            "int" => Kind::Int,
+            "bool" => Kind::Bool,
+            k => return Err(format!("--kind takes bytes, text, int or bool, not {k:?}")),
+        };
+    }
     Ok(Parsed::Run(out))
+}
+
+/// Why `command` refuses the option `a` (`--flags` or `--flags=N`) where another command
+/// takes it, when a reason is worth more than "takes no option": append and prepend add
+/// bytes to a stored item, whose flags memcached keeps.
+fn option_refused(command: &str, a: &[u8]) -> Option<String> {
+    let name = a.split(|&b| b == b'=').next().unwrap_or_default();
+    (matches!(command, "append" | "prepend") && name == b"--flags").then(|| {
+        format!(
+            "{command} takes no --flags: memcached keeps the stored item's flags on append \
+             and prepend (flags sent with them are ignored); store the value with its flags \
+             with set, add, replace or cas"
+        )
+    })
 }
 
 /// The option `flag` (`--name`, no `=value`) looks like where a VALUE goes: one of the store
@@ -734,7 +791,7 @@ fn misspelt_option(spec: &Spec, flag: &str) -> Option<&'static str> {
     if name.is_empty() {
         return None;
     }
-    const STORE_OPTIONS: [&str; 3] = ["--ttl", "--kind", "--value-file"];
+    const STORE_OPTIONS: [&str; 4] = ["--ttl", "--kind", "--flags", "--value-file"];
     if let Some(o) = STORE_OPTIONS.iter().find(|o| **o == flag) {
         return Some(o);
     }
@@ -817,6 +874,7 @@ fn raise(code: &mut u8, to: u8) {
 /// get escapes it); a miss or a refusal is said on stderr as get says a miss (exit 1), an
 /// error too (exit 2), every other key still done and reported.
 fn batch_report(
+    client: &Client,
     out: &mut impl Write,
     command: &str,
     keys: &[&[u8]],
@@ -837,7 +895,7 @@ fn batch_report(
                 raise(&mut code, MISS);
             }
             Err(e) => {
-                errln!("mcpool: {}", about_error(command, k, &e));
+                errln!("mcpool: {}", about_error(client, command, k, &e));
                 raise(&mut code, FAIL);
             }
         }
@@ -847,15 +905,17 @@ fn batch_report(
 
 /// get, gets, gat and gats: reads `keys` (touching each with gat's or gats' TTL) with the
 /// client's read engine and prints each value found, each distinct key once (as every
-/// binding's multi-get answers), `KEY<TAB>` first when several keys are given; gets and gats
-/// print the CAS unique before the value. A miss is said on stderr (exit 1), an error too
-/// (exit 2).
+/// binding's multi-get answers), `KEY<TAB>` first when several keys are given; then, with
+/// `show_flags`, the flags the read delivers (as `get_item` gives them); gets and gats print
+/// the CAS unique before the value: memcached's order, KEY FLAGS CAS. A miss is said on
+/// stderr (exit 1), an error too (exit 2).
 fn read_command(
     client: &Client,
     out: &mut impl Write,
     command: &str,
     touch: Option<u32>,
     keys: &[&[u8]],
+    show_flags: bool,
 ) -> Result<ExitCode, String> {
     let distinct = distinct(keys);
     let several = keys.len() > 1;
@@ -869,17 +929,24 @@ fn read_command(
         // body is the kind's ABI form: an integer's exact decimal digits, of any size (a
         // Python writer's int beyond 64 bits prints as it is, never rounded).
         let r = r.and_then(|item| {
-            item.map(|(value, flags, cas)| client.value_kind(flags).map(|kind| (kind, value, cas)))
-                .transpose()
+            item.map(|(value, flags, cas)| {
+                client
+                    .value_kind(flags)
+                    .map(|kind| (kind, value, flags, cas))
+            })
+            .transpose()
         });
         match r {
-            Ok(Some((kind, body, cas))) => {
+            Ok(Some((kind, body, flags, cas))) => {
                 // With several keys each item is one line, its fields separated by tabs: a
                 // backslash, tab, newline or carriage return in a key or value is written
                 // escaped (\\ \t \n \r), so a value never reads as another item.
                 if several {
                     check(out.write_all(&escaped(k)));
                     check(out.write_all(b"\t"));
+                }
+                if show_flags {
+                    check(write!(out, "{flags}\t"));
                 }
                 if with_cas {
                     let cas =
@@ -894,7 +961,7 @@ fn read_command(
                 raise(&mut code, MISS);
             }
             Err(e) => {
-                errln!("mcpool: {}", about_error(command, k, &e));
+                errln!("mcpool: {}", about_error(client, command, k, &e));
                 raise(&mut code, FAIL);
             }
         }
@@ -1056,7 +1123,7 @@ fn text(a: &[u8]) -> Result<&str, String> {
 
 /// A typed value from the command line's argument (bytes: a text or int kind checks them).
 fn typed(kind: Kind, arg: &[u8]) -> Result<Value, String> {
-    let shown = String::from_utf8_lossy(arg);
+    let shown = shown_key(arg);
     let body = match kind {
         // The core's boolean rule (the options' own).
         Kind::Bool => match std::str::from_utf8(arg).ok().and_then(parse_bool) {
@@ -1064,13 +1131,13 @@ fn typed(kind: Kind, arg: &[u8]) -> Result<Value, String> {
             Some(false) => b"0".to_vec(),
             None => {
                 return Err(format!(
-                    "--kind bool takes true/false, 1/0, yes/no or on/off (any case), not {shown:?}"
+                    "--kind bool takes true/false, 1/0, yes/no or on/off (any case), not {shown}"
                 ))
             }
         },
         _ => arg.to_vec(),
     };
-    Value::from_abi(kind, body).ok_or_else(|| format!("not a valid {kind}: {shown:?}"))
+    Value::from_abi(kind, body).ok_or_else(|| format!("not a valid {kind}: {shown}"))
 }
 
 /// A value to store, read from the command line by its `--kind`.
@@ -1078,16 +1145,20 @@ enum Stored<'a> {
     /// `--kind int` with integer text: any size, the core's rule (`store_int_text_as`).
     IntText(&'a [u8]),
     Value(Value),
+    /// `--flags N`: the bytes under those flags (the core's `store`, which refuses flags the
+    /// value format would not read back).
+    Flagged(&'a [u8], u32),
 }
 
 /// A memcached command with every argument read and checked: what [`run`] does once a
 /// server is there. Built before any memcached is started, so a bad argument never starts
 /// one (nothing here is read after the start).
 enum Op<'a> {
-    /// get, gets, gat, gats (with gat's or gats' TTL).
+    /// get, gets, gat, gats (with gat's or gats' TTL; `show_flags`: `--show-flags`).
     Read {
         touch: Option<u32>,
         keys: Vec<&'a [u8]>,
+        show_flags: bool,
     },
     Store {
         cmd: StoreCommand,
@@ -1164,6 +1235,29 @@ enum Op<'a> {
     StatsClient(crate::client_stats::Load),
 }
 
+impl Op<'_> {
+    /// The keys the command names (none for a command of the servers: version, stats, ...).
+    fn keys(&self) -> Vec<&[u8]> {
+        match self {
+            Op::Read { keys, .. } | Op::DeleteMulti { keys } | Op::TouchMulti { keys, .. } => {
+                keys.clone()
+            }
+            Op::SetMulti { items, .. } => items.iter().map(|(k, _)| *k).collect(),
+            Op::Store { key, .. }
+            | Op::SetCounter { key, .. }
+            | Op::Concat { key, .. }
+            | Op::Delete { key }
+            | Op::Arith { key, .. }
+            | Op::ArithOrInit { key, .. }
+            | Op::Touch { key, .. }
+            | Op::Lease { key, .. }
+            | Op::Invalidate { key, .. }
+            | Op::Info { key } => vec![key],
+            Op::Version | Op::Noop | Op::Stats(_) | Op::Flush(_) | Op::StatsClient(_) => vec![],
+        }
+    }
+}
+
 /// Reads a command's arguments (taken apart by [`parse_args`], their count checked) into
 /// an [`Op`]: every number, TTL and typed value. An error about an argument of a keyed
 /// command comes after the command and key (`set "k": not a valid int: "x"`), as its
@@ -1175,7 +1269,9 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
         pos,
         ttl,
         kind,
+        flags,
         noreply,
+        show_flags,
         ..
     } = a;
     // --ttl's seconds, for the key's command.
@@ -1190,10 +1286,12 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
         ("get" | "gets", [_, ..]) => Op::Read {
             touch: None,
             keys: pos.clone(),
+            show_flags,
         },
         ("gat" | "gats", [ttl, keys @ ..]) if !keys.is_empty() => Op::Read {
             touch: Some(crate::seconds(&format!("{command} TTL"), text(ttl)?)?),
             keys: keys.to_vec(),
+            show_flags,
         },
         ("set" | "add" | "replace" | "cas", &[key, value, ..]) => {
             let cmd = match (command, &pos[2..]) {
@@ -1216,9 +1314,16 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
                 }
                 _ => return Err(wrong()),
             };
-            let value = match kind {
-                Kind::Int if mcpool::value::kind::is_integer_text(value) => Stored::IntText(value),
-                _ => Stored::Value(typed(kind, value).map_err(|e| about(command, key, e))?),
+            let flags = flags
+                .map(|f| text(f).and_then(|f| crate::count("--flags", f, 0)))
+                .transpose()
+                .map_err(|e| about(command, key, e))?;
+            let value = match (flags, kind) {
+                (Some(flags), _) => Stored::Flagged(value, flags),
+                (None, Kind::Int) if mcpool::value::kind::is_integer_text(value) => {
+                    Stored::IntText(value)
+                }
+                (None, _) => Stored::Value(typed(kind, value).map_err(|e| about(command, key, e))?),
             };
             Op::Store {
                 cmd,
@@ -1480,11 +1585,21 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
                  --servers speaks neither TLS nor SASL; give --servers"
             ));
         }
-        // The options as they will apply to the private server (one, on loopback).
-        if let Err(e) = builder_from(g, &["127.0.0.1:11211".to_owned()])
-            .and_then(|b| b.into_config().map_err(|e| e.to_string()))
-        {
-            return fail(e);
+        // The options as they will apply to the private server (one, on loopback), and the
+        // keys by that client's rules (prefix, protocol, ...): none starts it for nothing.
+        let client = match client_from(g, &["127.0.0.1:11211".to_owned()]) {
+            Ok(c) => c,
+            Err(e) => return fail(e),
+        };
+        let mut refused = false;
+        for key in distinct(&op.keys()) {
+            if let Err(e) = client.wire_key(key) {
+                errln!("mcpool: {}", about_error(&client, spec.name, key, &e));
+                refused = true;
+            }
+        }
+        if refused {
+            return ExitCode::from(FAIL);
         }
     }
     let from_env = matches!(source, Servers::Env(_));
@@ -1531,7 +1646,11 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
 fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
     let mut out = crate::out::stdout();
     match op {
-        Op::Read { touch, keys } => read_command(client, &mut out, command, touch, &keys),
+        Op::Read {
+            touch,
+            keys,
+            show_flags,
+        } => read_command(client, &mut out, command, touch, &keys, show_flags),
         Op::Store {
             cmd,
             key,
@@ -1541,14 +1660,15 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             let o = match value {
                 Stored::IntText(v) => client.store_int_text_as(cmd, key, v, ttl, Compress::Auto),
                 Stored::Value(v) => client.store_value(cmd, key, &v, ttl),
+                Stored::Flagged(v, flags) => client.store(cmd, key, v, flags, ttl),
             }
-            .map_err(|e| about_error(command, key, &e))?;
+            .map_err(|e| about_error(client, command, key, &e))?;
             Ok(store_exit(command, key, o))
         }
         Op::SetCounter { key, n, ttl } => {
             let o = client
                 .set_counter(key, n, ttl)
-                .map_err(|e| about_error(command, key, &e))?;
+                .map_err(|e| about_error(client, command, key, &e))?;
             Ok(store_exit(command, key, o))
         }
         Op::Concat { append, key, value } => {
@@ -1557,13 +1677,13 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             } else {
                 client.prepend(key, value)
             }
-            .map_err(|e| about_error(command, key, &e))?;
+            .map_err(|e| about_error(client, command, key, &e))?;
             Ok(store_exit(command, key, o))
         }
         Op::Delete { key } => {
             let found = client
                 .delete(key)
-                .map_err(|e| about_error(command, key, &e))?;
+                .map_err(|e| about_error(client, command, key, &e))?;
             Ok(found_or_missed(client, command, key, found))
         }
         Op::DeleteMulti { keys } => {
@@ -1571,7 +1691,7 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             let missed = |found: bool| (!found).then(|| not_found(client));
             let results = found.into_iter().map(|r| r.map(missed));
             Ok(batch_report(
-                &mut out, command, &keys, true, "deleted", results,
+                client, &mut out, command, &keys, true, "deleted", results,
             ))
         }
         Op::TouchMulti { keys, ttl } => {
@@ -1580,7 +1700,7 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             let missed = |found: bool| (!found).then(|| not_found(client));
             let results = found.into_iter().map(|r| r.map(missed));
             Ok(batch_report(
-                &mut out, command, &keys, true, "touched", results,
+                client, &mut out, command, &keys, true, "touched", results,
             ))
         }
         Op::SetMulti {
@@ -1601,6 +1721,7 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             let results = outcomes.into_iter().map(|r| r.map(|o| refusal(command, o)));
             let keys: Vec<&[u8]> = items.iter().map(|(k, _)| *k).collect();
             Ok(batch_report(
+                client,
                 &mut out,
                 command,
                 &keys,
@@ -1615,7 +1736,7 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             } else {
                 client.decr(key, delta)
             }
-            .map_err(|e| about_error(command, key, &e))?;
+            .map_err(|e| about_error(client, command, key, &e))?;
             match r {
                 Some(v) => {
                     check(writeln!(out, "{v}"));
@@ -1636,14 +1757,14 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             } else {
                 client.decr_or_init(key, delta, initial, ttl)
             }
-            .map_err(|e| about_error(command, key, &e))?;
+            .map_err(|e| about_error(client, command, key, &e))?;
             check(writeln!(out, "{n}"));
             Ok(ExitCode::SUCCESS)
         }
         Op::Touch { key, ttl } => {
             let found = client
                 .touch(key, ttl)
-                .map_err(|e| about_error(command, key, &e))?;
+                .map_err(|e| about_error(client, command, key, &e))?;
             Ok(found_or_missed(client, command, key, found))
         }
         Op::Lease {
@@ -1653,7 +1774,7 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
         } => {
             let lease = client
                 .get_lease(key, ttl, recache_below)
-                .map_err(|e| about_error(command, key, &e))?;
+                .map_err(|e| about_error(client, command, key, &e))?;
             let (state, item) = match &lease {
                 Lease::Hit(item) => ("hit", Some(item)),
                 Lease::Recompute { stale } => ("recompute", stale.as_ref()),
@@ -1663,7 +1784,7 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             if let Some(item) = item {
                 let kind = client
                     .value_kind(item.flags)
-                    .map_err(|e| about_error(command, key, &e))?;
+                    .map_err(|e| about_error(client, command, key, &e))?;
                 check(out.write_all(b"\t"));
                 write_body(&mut out, kind, &item.value, false);
             }
@@ -1676,12 +1797,12 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
         Op::Invalidate { key, stale_ttl } => {
             let found = client
                 .invalidate(key, stale_ttl)
-                .map_err(|e| about_error(command, key, &e))?;
+                .map_err(|e| about_error(client, command, key, &e))?;
             Ok(found_or_missed(client, command, key, found))
         }
         Op::Info { key } => match client
             .meta_info(key)
-            .map_err(|e| about_error(command, key, &e))?
+            .map_err(|e| about_error(client, command, key, &e))?
         {
             Some(i) => {
                 let ttl = i

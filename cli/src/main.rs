@@ -16,14 +16,18 @@ usage: mcpool [GLOBAL OPTIONS] COMMAND [ARGS]
 Commands (exit 0 on success, 1 on a miss or a refused store, 2 on errors; an error or a
 miss is said on stderr after the command and key: `mcpool: add \"k\": not stored (the key
 exists)`):
-  get KEY...                 print each value (KEY<TAB>VALUE when several keys are given,
+  get KEY... [--show-flags]  print each value (KEY<TAB>VALUE when several keys are given,
                              one line per item: a backslash, tab, newline or carriage
                              return in a key or value is written \\\\, \\t, \\n, \\r; a key
                              given twice is printed once): bytes and text as stored, an
                              integer as its decimal number (007 as 7), a bool as
                              true/false, another language's serialized object (a Python
                              pickle, ...; an error unless --serialized-python/-perl/-java
-                             true) as its serialized bytes, unchanged
+                             true) as its serialized bytes, unchanged. --show-flags
+                             (get, gets, gat, gats): each value's flags before it,
+                             FLAGS<TAB>VALUE (KEY<TAB>FLAGS<TAB>VALUE; before the CAS,
+                             memcached's order), the flags as the client's reads give
+                             them (the application's 16 bits of a mcpool-format value)
   gets KEY...                print each CAS unique and value, CAS<TAB>VALUE
                              (KEY<TAB>CAS<TAB>VALUE when several keys, escaped as get
                              escapes), for cas
@@ -31,14 +35,17 @@ exists)`):
                              expiry to TTL
   gats TTL KEY...            gets and touch: print each CAS unique and value as gets
                              does, setting its expiry to TTL
-  set KEY VALUE [--ttl S] [--kind bytes|text|int|bool]
+  set KEY VALUE [--ttl S] [--kind bytes|text|int|bool | --flags N]
                              store unconditionally (also: add, replace, cas). --kind bool
-                             takes true/false, 1/0, yes/no or on/off, in any case
+                             takes true/false, 1/0, yes/no or on/off, in any case.
+                             --flags N (0-4294967295): the value as bytes under flags N,
+                             as the core's store takes them (flags the value format would
+                             not read back are refused); not with --kind
   add KEY VALUE [--ttl S]    store only if missing
   replace KEY VALUE [--ttl S] store only if present
   cas KEY VALUE CAS [--ttl S] store only if the item's CAS unique is still CAS (from
                              gets): exit 1 if it changed or the key is gone
-  append KEY VALUE           append to an existing value
+  append KEY VALUE           append to an existing value (its flags kept: no --flags)
   prepend KEY VALUE          prepend to an existing value
                              (every store: --value-file FILE in place of VALUE reads the
                              value from FILE, - for standard input, any bytes, up to 1 GiB)
@@ -100,13 +107,13 @@ exists)`):
   options [--markdown|--presets]
                              every option of the table below (or the legacy presets)
   Every command reads its arguments alike. `-h` or `--help` after it prints its usage
-  (exit 0). An argument that begins with - is one of the command's options (--ttl and
-  --kind where shown above); any other is an error (exit 2) where a key goes, so a key
-  that begins with - goes after -- (`delete -- -k`, `get -- -k`), and is taken as it is
-  where a VALUE goes (`set k -5 --kind int`, `append k -x`), except a global option
+  (exit 0). An argument that begins with - is one of the command's options (--ttl,
+  --kind, --flags, ... where shown above); any other is an error (exit 2) where a key goes,
+  so a key that begins with - goes after -- (`delete -- -k`, `get -- -k`), and is taken as
+  it is where a VALUE goes (`set k -5 --kind int`, `append k -x`), except a global option
   (they go before the command: `mcpool --compression false set k v`), a store option
-  (--ttl, --kind, --value-file) or one misspelt (`--value-flie=f`, `--kidn`): those are
-  errors. `--` ends a command's options: what follows is keys and values (`set -- k
+  (--ttl, --kind, --flags, --value-file) or one misspelt (`--value-flie=f`, `--kidn`):
+  those are errors. `--` ends a command's options: what follows is keys and values (`set -- k
   --ttl`, `set k -- --kidn`). An option is given once: `--ttl 5 --ttl 6` is an error.
   TTL, --ttl S and DELAY are seconds, 0-2147483647 (0: never; above 30 days a unix time);
   a larger one is refused (exit 2): memcached would read it as negative and expire at once.
@@ -121,7 +128,8 @@ Global options:
                                       ends with mcpool, a signal too): the program named by
                                       the MEMCACHED environment variable, else memcached on
                                       PATH; with TLS or SASL options it is an error (exit 2).
-                                      The command's arguments and options are checked first.
+                                      The command's arguments, options and keys (by the
+                                      client's key rules) are checked first.
                                       HOST:PORT:WEIGHT gives a weight (as the
                                       `servers` option reads it). An empty list is an error.
   --weights W,W...                    per-server weights, in server order (a weight also in
@@ -226,31 +234,42 @@ fn usage() -> String {
 /// `mcpool options [--markdown|--presets]`: the option table, or the presets' rows.
 fn options_command(args: &[String]) -> ExitCode {
     use mcpool::config::options::{markdown_table, OPTIONS};
-    match args.first().map(String::as_str) {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        outln!(
+            "usage: mcpool options [--markdown | --presets]\n\
+             Lists every client option (name, type, default, what it does); --markdown\n\
+             prints the README's table, --presets what each preset sets (one of them, once)."
+        );
+        return ExitCode::SUCCESS;
+    }
+    // One of the two, once (as every command reads its options).
+    let mut given: Option<&str> = None;
+    for a in args {
+        let flag = a.split_once('=').map_or(a.as_str(), |(f, _)| f);
+        match (a.as_str(), given) {
+            (f @ ("--markdown" | "--presets"), Some(g)) if f == g => {
+                return usage_error(&format!("{f} given twice"))
+            }
+            (f @ ("--markdown" | "--presets"), Some(g)) => {
+                return usage_error(&format!("options: {g} and {f}: give one"))
+            }
+            (f @ ("--markdown" | "--presets"), None) => given = Some(f),
+            _ if is_global_option(flag) => {
+                return usage_error(&global_option_after("options", flag))
+            }
+            (other, _) => return usage_error(&format!("options: unknown argument {other}")),
+        }
+    }
+    match given {
         None => {
             for o in OPTIONS {
                 outln!("{}\t{}", o.name, o.summary());
             }
-            ExitCode::SUCCESS
         }
-        Some("--markdown") => {
-            out!("{}", markdown_table());
-            ExitCode::SUCCESS
-        }
-        Some("--presets") => {
-            out!("{}", mcpool::config::options::presets_markdown());
-            ExitCode::SUCCESS
-        }
-        Some("-h" | "--help") => {
-            outln!(
-                "usage: mcpool options [--markdown | --presets]\n\
-                 Lists every client option (name, type, default, what it does); --markdown\n\
-                 prints the README's table, --presets what each preset sets."
-            );
-            ExitCode::SUCCESS
-        }
-        Some(other) => usage_error(&format!("options: unknown argument {other}")),
+        Some("--markdown") => out!("{}", markdown_table()),
+        _ => out!("{}", mcpool::config::options::presets_markdown()),
     }
+    ExitCode::SUCCESS
 }
 
 /// The flag of an option: its name with `-` for `_`.
@@ -276,6 +295,15 @@ pub fn is_global_option(flag: &str) -> bool {
         .filter(|n| !n.is_empty() && !n.starts_with('-'))
         .and_then(mcpool::config::options::option)
         .is_some()
+}
+
+/// The error for the global option `flag` written after `command` (`set k v --prefix p:`,
+/// `ring --prefix p:`): global options go before the command.
+pub fn global_option_after(command: &str, flag: &str) -> String {
+    format!(
+        "{command} takes no option {flag}: {flag} is a global option, and global options go \
+         before the command: mcpool {flag} ... {command} ..."
+    )
 }
 
 /// Options that come before the command.
@@ -306,8 +334,8 @@ pub fn usage_error(msg: &str) -> ExitCode {
 /// A whole number for `flag`, from `min` to `u32::MAX`: anything else (negative, larger,
 /// not a number) is an error naming the flag, never a value wrapped modulo 2^32.
 pub fn count(flag: &str, v: &str, min: u32) -> Result<u32, String> {
-    v.parse::<u32>()
-        .ok()
+    whole_number(v)
+        .and_then(|n| u32::try_from(n).ok())
         .filter(|&n| n >= min)
         .ok_or_else(|| format!("{flag} takes a whole number {min}-{}, not {v:?}", u32::MAX))
 }

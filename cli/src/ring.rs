@@ -5,8 +5,8 @@
 //!        [--no-sanitize-keys] ring [--keys FILE]
 //! ```
 //! prints `KEY<TAB>HOST:PORT` for every key read (one key per line, raw bytes without the
-//! newline; stdin when no file), in input order: one output line per input line, so the
-//! output pastes next to its input. The key is escaped as `get` escapes its several-keys
+//! newline; stdin when no file or `--keys -`), in input order: one output line per input
+//! line, so the output pastes next to its input. The key is escaped as `get` escapes its several-keys
 //! output (a backslash, tab or CR as `\\`, `\t`, `\r`), so the line always has two fields.
 //! Other tools and tests rely on this format.
 //! `--compare-servers` / `--compare-distribution` report how many keys move to another
@@ -42,8 +42,8 @@ pylibmc:ketama=1,hash=md5, libmemcached:hash=md5,distribution=modula,
 twemproxy:hash=fnv1a_64,distribution=ketama, spymemcached:locator=array_mod,hash=native
 (every word: docs/placement.md).
 
-options:
-  --keys FILE                 read keys from FILE instead of stdin
+options (each given once):
+  --keys FILE                 read keys from FILE instead of stdin (- is stdin)
   --compare-servers A,B,...   report the keys that move to this server list, and the balance
   --compare-weights W,W,...   weights for --compare-servers (default: all 1)
   --compare-distribution P    report the keys that move to profile or setting P (same servers)
@@ -51,8 +51,9 @@ options:
                               stdin is a terminal or empty, 100000 generated keys, said on
                               stderr)
   --random N                  for a comparison without --keys: N generated keys (stdin unread)
-  --bench                     ns per lookup and build time, 10/100/1000 servers, every profile
-  --bench-sizes N,N,...       server counts for --bench (default 10,100,1000)
+  --bench                     ns per lookup and build time, 10/100/1000 servers, every profile,
+                              on generated keys (no other option but --bench-sizes)
+  --bench-sizes N,N,...       server counts for --bench (default 10,100,1000; only with --bench)
   -h, --help                  this text
 
 profiles: ";
@@ -68,6 +69,8 @@ fn usage(msg: impl Into<String>) -> Fail {
 /// Options after `ring`.
 #[derive(Debug, Default)]
 struct RingArgs {
+    /// The options given, in order (each once; `-h`/`--help` aside).
+    given: Vec<String>,
     keys: Option<String>,
     compare_servers: Option<Vec<String>>,
     compare_weights: Option<Vec<u32>>,
@@ -107,6 +110,13 @@ fn parse_args(args: &[String]) -> Result<RingArgs, Fail> {
                 .or_else(|| it.next().cloned())
                 .ok_or_else(|| usage(format!("{flag} needs a value")))
         };
+        // Every option once, as every command reads them.
+        if OPTIONS.contains(&flag) {
+            if r.given.iter().any(|g| g == flag) {
+                return Err(usage(format!("{flag} given twice")));
+            }
+            r.given.push(flag.to_owned());
+        }
         match flag {
             "--keys" => r.keys = Some(value()?),
             "--compare-servers" => {
@@ -141,10 +151,53 @@ fn parse_args(args: &[String]) -> Result<RingArgs, Fail> {
                 r.bench_sizes = Some(sizes);
             }
             "-h" | "--help" => r.help = true,
+            f if crate::is_global_option(f) => {
+                return Err(usage(crate::global_option_after("ring", f)))
+            }
             other => return Err(usage(format!("ring: unknown option {other:?}"))),
         }
     }
     Ok(r)
+}
+
+/// `ring`'s options, but -h and --help.
+const OPTIONS: [&str; 7] = [
+    "--keys",
+    "--compare-servers",
+    "--compare-weights",
+    "--compare-distribution",
+    "--random",
+    "--bench",
+    "--bench-sizes",
+];
+
+/// An option that would change nothing, refused rather than ignored: one that needs another
+/// (`--compare-weights` without `--compare-servers`), or one that `--bench` would not read.
+fn needless_option(a: &RingArgs) -> Option<String> {
+    if a.bench {
+        let other = a
+            .given
+            .iter()
+            .find(|f| !matches!(f.as_str(), "--bench" | "--bench-sizes"))?;
+        return Some(format!(
+            "{other} does not go with --bench: it times generated keys on every profile (its \
+             only option is --bench-sizes)"
+        ));
+    }
+    let comparing = a.compare_servers.is_some() || a.compare_distribution.is_some();
+    if a.bench_sizes.is_some() {
+        Some("--bench-sizes needs --bench".into())
+    } else if a.compare_weights.is_some() && a.compare_servers.is_none() {
+        Some("--compare-weights needs --compare-servers".into())
+    } else if a.random.is_some() && !(comparing && a.keys.is_none()) {
+        Some(
+            "--random makes keys for a comparison (--compare-servers or \
+             --compare-distribution) without --keys"
+                .into(),
+        )
+    } else {
+        None
+    }
 }
 
 /// The client the global options build, asked where each key goes.
@@ -176,7 +229,9 @@ impl Placement {
 
     /// The index of `key`'s server, or why the client refuses the key.
     fn locate(&self, key: &[u8]) -> Result<usize, String> {
-        self.client.server_for(key).map_err(|e| e.to_string())
+        self.client
+            .server_for(key)
+            .map_err(|e| crate::cmd::key_error(&self.client, key, &e))
     }
 
     fn server(&self, i: usize) -> &str {
@@ -214,6 +269,9 @@ fn run_inner(opts: &Globals, args: &[String]) -> Result<(), Fail> {
         );
         return Ok(());
     }
+    if let Some(e) = needless_option(&a) {
+        return Err(usage(e));
+    }
     if a.bench {
         let sizes = a.bench_sizes.unwrap_or_else(|| vec![10, 100, 1000]);
         // It only writes its table: a closed pipe ends it quietly, as everywhere (`out`).
@@ -221,16 +279,6 @@ fn run_inner(opts: &Globals, args: &[String]) -> Result<(), Fail> {
         return Ok(());
     }
     let comparing = a.compare_servers.is_some() || a.compare_distribution.is_some();
-    // An option that would change nothing is refused rather than ignored.
-    if a.compare_weights.is_some() && a.compare_servers.is_none() {
-        return Err(usage("--compare-weights needs --compare-servers"));
-    }
-    if a.random.is_some() && !(comparing && a.keys.is_none()) {
-        return Err(usage(
-            "--random makes keys for a comparison (--compare-servers or \
-             --compare-distribution) without --keys",
-        ));
-    }
     if let (Some(w), Some(list)) = (&a.compare_weights, &a.compare_servers) {
         if w.len() != list.len() {
             return Err(usage(format!(
@@ -281,14 +329,13 @@ fn run_inner(opts: &Globals, args: &[String]) -> Result<(), Fail> {
         out.write_all(server.as_bytes())?;
         out.write_all(b"\n")
     };
-    let result = match &a.keys {
-        Some(path) => {
-            let f = std::fs::File::open(path).map_err(|e| Fail(format!("{path}: {e}"), 2))?;
-            for_each_key(io::BufReader::new(f), &mut emit)
-        }
-        None => for_each_key(io::stdin().lock(), &mut emit),
+    let (input, name) = key_input(a.keys.as_deref())?;
+    let result = match for_each_key(io::BufReader::new(input), &mut emit) {
+        Err(Broke::Read(e)) => return Err(usage(format!("{name}: {e}"))),
+        Err(Broke::Write(e)) => Err(e),
+        Ok(()) => out.flush(),
     };
-    match result.and_then(|()| out.flush()) {
+    match result {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         r => r.map_err(io_fail),
     }?;
@@ -306,43 +353,63 @@ fn io_fail(e: io::Error) -> Fail {
 /// begins with `!`).
 const REFUSED: &str = "!refused";
 
+/// Why [`for_each_key`] stopped: reading the keys failed, or `f` (writing an answer) did.
+#[derive(Debug)]
+enum Broke {
+    Read(io::Error),
+    Write(io::Error),
+}
+
 /// Calls `f` with every line of `r` (its number from 1, and the line without its `\n`),
 /// an empty line included: one key per line, so every line gets its answer. A last line
 /// without a newline is a line; nothing after the last newline is none.
 fn for_each_key(
     mut r: impl BufRead,
     f: &mut dyn FnMut(usize, &[u8]) -> io::Result<()>,
-) -> io::Result<()> {
+) -> Result<(), Broke> {
     let mut line = Vec::new();
     let mut n = 0;
     loop {
         line.clear();
-        if r.read_until(b'\n', &mut line)? == 0 {
+        if r.read_until(b'\n', &mut line).map_err(Broke::Read)? == 0 {
             return Ok(());
         }
         if line.last() == Some(&b'\n') {
             line.pop();
         }
         n += 1;
-        f(n, &line)?;
+        f(n, &line).map_err(Broke::Write)?;
     }
 }
 
-/// The keys of `path` (stdin when none), one per line as `for_each_key` reads them.
-fn read_keys(path: Option<&str>) -> Result<Vec<Vec<u8>>, Fail> {
-    let mut raw = Vec::new();
+/// Where the keys are read from: `--keys FILE`, or standard input (no `--keys`, or
+/// `--keys -`, as `--value-file -` reads it); and its name for an error (`--keys FILE`).
+fn key_input(path: Option<&str>) -> Result<(Box<dyn Read>, String), Fail> {
     match path {
-        Some(p) => raw = std::fs::read(p).map_err(|e| Fail(format!("{p}: {e}"), 2))?,
-        None => {
-            io::stdin().lock().read_to_end(&mut raw).map_err(io_fail)?;
+        None | Some("-") => Ok((Box::new(io::stdin()), "standard input".into())),
+        Some(p) => {
+            let name = format!("--keys {p}");
+            match std::fs::File::open(p) {
+                Ok(f) => Ok((Box::new(f), name)),
+                Err(e) => Err(usage(format!("{name}: {e}"))),
+            }
         }
     }
+}
+
+/// The keys of `path` (stdin when none, or `-`), one per line as `for_each_key` reads them.
+fn read_keys(path: Option<&str>) -> Result<Vec<Vec<u8>>, Fail> {
+    let (mut input, name) = key_input(path)?;
+    let mut raw = Vec::new();
+    input
+        .read_to_end(&mut raw)
+        .map_err(|e| usage(format!("{name}: {e}")))?;
     let mut keys = Vec::new();
-    for_each_key(&raw[..], &mut |_, k| {
+    // (a slice never fails to read, and this `f` never fails)
+    let _ = for_each_key(&raw[..], &mut |_, k| {
         keys.push(k.to_vec());
         Ok(())
-    })
-    .map_err(io_fail)?;
+    });
     Ok(keys)
 }
 

@@ -1,0 +1,416 @@
+//! How `ring`, `options` and the memcached commands read their arguments (tester findings
+//! cli 1-4): keys checked before a private memcached is started, an option given once, an
+//! option that would change nothing refused, and messages that name what is at fault.
+use mcpool_testkit as common;
+
+use common::{unique, Memcached};
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::process::{Command, Output, Stdio};
+
+fn mcpool(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(args)
+        .env_remove("MEMCACHED_SERVERS")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run mcpool")
+}
+
+/// `mcpool ARGS` with `input` on standard input.
+fn mcpool_fed(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(args)
+        .env_remove("MEMCACHED_SERVERS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run mcpool");
+    // (a command refused before it reads its input closes the pipe: not an error here)
+    let _ = child.stdin.take().unwrap().write_all(input);
+    child.wait_with_output().unwrap()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exit status")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Finding 1: without --servers a key the client refuses (its rules: protocol, prefix) is
+/// refused before the private memcached is started, for every command that takes keys.
+#[test]
+fn keys_are_checked_before_the_private_memcached_starts() {
+    // A MEMCACHED that names no program: a start would fail saying so.
+    let private = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args(args)
+            .env_remove("MEMCACHED_SERVERS")
+            .env("MEMCACHED", "/nonexistent/memcached")
+            .output()
+            .expect("run mcpool")
+    };
+    let long = "x".repeat(249);
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["get", "a b"],
+            "mcpool: get: invalid key \"a b\": key contains a space or control byte\n",
+        ),
+        (
+            &["gets", "a b"],
+            "mcpool: gets: invalid key \"a b\": key contains a space or control byte\n",
+        ),
+        (
+            &["get", "ok", "a b", "c\u{1}"],
+            "mcpool: get: invalid key \"a b\": key contains a space or control byte\n\
+             mcpool: get: invalid key \"c\\u{1}\": key contains a space or control byte\n",
+        ),
+        (
+            &["get", "a b", "--show-flags"],
+            "mcpool: get: invalid key \"a b\": key contains a space or control byte\n",
+        ),
+        (
+            &["info", "a b"],
+            "mcpool: info: invalid key \"a b\": key contains a space or control byte\n",
+        ),
+        (
+            &["--prefix", "p:", "get", &long],
+            "invalid key \"<251 bytes: 249 bytes + 2 of --prefix>\": key is longer than 250",
+        ),
+    ];
+    for (args, want) in cases {
+        let o = private(args);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(
+            !err.contains("private memcached") && !err.contains("MEMCACHED"),
+            "{args:?}: nothing was started: {err}"
+        );
+    }
+    // The client's rules: on meta a key with a space is sent base64-encoded, so the command
+    // runs (and here the start fails, as it says).
+    let o = private(&["--protocol", "meta", "get", "a b"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("MEMCACHED"), "{}", stderr(&o));
+    // With a real private memcached: a good key is a miss, as before.
+    let o = mcpool(&["get", "no-such-key"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("started a private memcached"));
+}
+
+/// Finding 2: `ring` and `options` refuse an option given twice, and two exclusive ones, as
+/// every other command does ("--ops given twice").
+#[test]
+fn ring_and_options_take_each_option_once() {
+    let s = "127.0.0.1:1,127.0.0.1:2";
+    let dir = std::env::temp_dir().join(unique("ring-keys"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (ka, kb) = (dir.join("ka.txt"), dir.join("kb.txt"));
+    std::fs::write(&ka, b"a1\n").unwrap();
+    std::fs::write(&kb, b"b1\n").unwrap();
+    let (ka, kb) = (ka.to_str().unwrap(), kb.to_str().unwrap());
+    let twice: &[(&[&str], &str)] = &[
+        (&["ring", "--keys", ka, "--keys", kb], "--keys given twice"),
+        (&["ring", "--keys", ka, "--keys=-"], "--keys given twice"),
+        (
+            &[
+                "ring",
+                "--random",
+                "5",
+                "--random",
+                "7",
+                "--compare-distribution",
+                "cmf-ketama",
+            ],
+            "--random given twice",
+        ),
+        (
+            &[
+                "ring",
+                "--compare-distribution",
+                "cmf-ketama",
+                "--compare-distribution",
+                "libmemcached-ketama",
+                "--random",
+                "100",
+            ],
+            "--compare-distribution given twice",
+        ),
+        (
+            &[
+                "ring",
+                "--compare-servers",
+                "127.0.0.1:3",
+                "--compare-servers=127.0.0.1:4",
+            ],
+            "--compare-servers given twice",
+        ),
+        (
+            &[
+                "ring",
+                "--compare-servers",
+                "127.0.0.1:3",
+                "--compare-weights",
+                "1",
+                "--compare-weights",
+                "2",
+            ],
+            "--compare-weights given twice",
+        ),
+        (
+            &[
+                "ring",
+                "--bench",
+                "--bench-sizes",
+                "5",
+                "--bench-sizes",
+                "6",
+            ],
+            "--bench-sizes given twice",
+        ),
+        (&["ring", "--bench", "--bench"], "--bench given twice"),
+    ];
+    for (args, want) in twice {
+        let mut a = vec!["--servers", s];
+        a.extend_from_slice(args);
+        let o = mcpool(&a);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+    let options: &[(&[&str], &str)] = &[
+        (
+            &["options", "--markdown", "--presets"],
+            "options: --markdown and --presets: give one",
+        ),
+        (
+            &["options", "--presets", "--markdown"],
+            "options: --presets and --markdown: give one",
+        ),
+        (
+            &["options", "--markdown", "--markdown"],
+            "--markdown given twice",
+        ),
+        (
+            &["options", "--presets", "--presets"],
+            "--presets given twice",
+        ),
+        (&["options", "--bogus"], "options: unknown argument --bogus"),
+        (
+            &["options", "--prefix", "p:"],
+            "--prefix is a global option, and global options go before the command",
+        ),
+    ];
+    for (args, want) in options {
+        let o = mcpool(args);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+    // One of each still works.
+    assert_eq!(
+        String::from_utf8_lossy(&mcpool(&["options", "--markdown"]).stdout),
+        mcpool::config::options::markdown_table()
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&mcpool(&["options", "--presets"]).stdout),
+        mcpool::config::options::presets_markdown()
+    );
+    let o = mcpool(&["options", "--help", "--markdown"]);
+    assert_eq!(code(&o), 0);
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("usage: mcpool options"));
+    let o = mcpool(&["--servers", s, "ring", "--keys", ka]);
+    assert_eq!(
+        (code(&o), o.stdout.is_empty()),
+        (0, false),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Finding 3: an option of `ring` that would change nothing is refused, as
+/// `--compare-weights` without `--compare-servers` is.
+#[test]
+fn ring_refuses_options_that_would_be_ignored() {
+    let s = "127.0.0.1:1,127.0.0.1:2";
+    let refused: &[(&[&str], &str)] = &[
+        (
+            &["ring", "--bench-sizes", "5"],
+            "--bench-sizes needs --bench",
+        ),
+        (
+            &["ring", "--keys", "-", "--bench-sizes=5"],
+            "--bench-sizes needs --bench",
+        ),
+        (
+            &["ring", "--bench", "--keys", "/nonexistent"],
+            "--keys does not go with --bench",
+        ),
+        (
+            &["ring", "--keys", "-", "--bench", "--bench-sizes", "3"],
+            "--keys does not go with --bench",
+        ),
+        (
+            &["ring", "--bench", "--compare-distribution", "cmf-ketama"],
+            "--compare-distribution does not go with --bench",
+        ),
+        (
+            &["ring", "--bench", "--compare-servers", "127.0.0.1:3"],
+            "--compare-servers does not go with --bench",
+        ),
+        (
+            &["ring", "--random", "5", "--bench"],
+            "--random does not go with --bench",
+        ),
+        (
+            &["ring", "--compare-weights", "1"],
+            "--compare-weights needs --compare-servers",
+        ),
+    ];
+    for (args, want) in refused {
+        let mut a = vec!["--servers", s];
+        a.extend_from_slice(args);
+        let o = mcpool_fed(&a, b"k1\n");
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+    }
+    // --bench with --bench-sizes alone runs.
+    let o = mcpool(&["--servers", s, "ring", "--bench-sizes", "2", "--bench"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("profile\tservers\t"));
+    let help = String::from_utf8_lossy(&mcpool(&["ring", "--help"]).stdout).into_owned();
+    assert!(
+        help.contains("only with --bench") && help.contains("(- is stdin)"),
+        "{help}"
+    );
+}
+
+/// Finding 4: `ring --keys` names its path on every read error, and `-` is standard input.
+#[test]
+fn ring_keys_name_their_file_and_dash_is_standard_input() {
+    let s = "127.0.0.1:1,127.0.0.1:2,127.0.0.1:3";
+    let dir = std::env::temp_dir().join(unique("ring-dir"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    for extra in [&[][..], &["--compare-distribution", "cmf-ketama"]] {
+        let mut a = vec!["--servers", s, "ring", "--keys", d];
+        a.extend_from_slice(extra);
+        let o = mcpool(&a);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{err}");
+        assert!(err.contains(&format!("--keys {d}: ")), "{extra:?}: {err}");
+    }
+    let missing = format!("{d}/none");
+    let o = mcpool(&["--servers", s, "ring", "--keys", &missing]);
+    assert!(
+        stderr(&o).contains(&format!("--keys {missing}: No such file")),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    // `--keys -` reads standard input, as no --keys does: the same lines.
+    let keys = b"k1\nk2\nuser:42\n";
+    let plain = mcpool_fed(&["--servers", s, "ring"], keys);
+    let dash = mcpool_fed(&["--servers", s, "ring", "--keys", "-"], keys);
+    assert_eq!(code(&dash), 0, "{}", stderr(&dash));
+    assert_eq!(dash.stdout, plain.stdout);
+    assert_eq!(String::from_utf8_lossy(&dash.stdout).lines().count(), 3);
+    let dash = mcpool_fed(
+        &[
+            "--servers",
+            s,
+            "ring",
+            "--keys=-",
+            "--compare-distribution",
+            "cmf-ketama",
+        ],
+        keys,
+    );
+    assert_eq!(code(&dash), 0, "{}", stderr(&dash));
+    assert!(String::from_utf8_lossy(&dash.stdout).starts_with("keys\t3\n"));
+}
+
+/// Finding 4: the other messages name what is at fault.
+#[test]
+fn messages_name_what_is_at_fault() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    // A value that is not UTF-8, shown escaped as keys are (not as U+FFFD).
+    let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(["--servers", &s, "set", "k"])
+        .arg(std::ffi::OsStr::from_bytes(b"\xff\xfe"))
+        .args(["--kind", "text"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        "mcpool: set \"k\": not a valid text: \"\\xff\\xfe\"\n"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(["--servers", &s, "set", "k"])
+        .arg(std::ffi::OsStr::from_bytes(b"\xff"))
+        .args(["--kind", "bool"])
+        .output()
+        .unwrap();
+    assert!(stderr(&o).contains("not \"\\xff\""), "{}", stderr(&o));
+    // A key the prefix made too long: both lengths, on a store, a read and in ring.
+    let long = "x".repeat(249);
+    for args in [
+        &["set", long.as_str(), "v"][..],
+        &["get", &long],
+        &["get", &long, "other"],
+    ] {
+        let mut a = vec!["--servers", s.as_str(), "--prefix", "p:"];
+        a.extend_from_slice(args);
+        let o = mcpool(&a);
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(
+            err.contains("invalid key \"<251 bytes: 249 bytes + 2 of --prefix>\""),
+            "{args:?}: {err}"
+        );
+    }
+    let o = mcpool_fed(
+        &["--servers", &s, "--prefix", "p:", "ring"],
+        format!("{long}\nok\n").as_bytes(),
+    );
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("line 1: ") && stderr(&o).contains("249 bytes + 2 of --prefix"),
+        "{}",
+        stderr(&o)
+    );
+    // Without a prefix the core's message, as before.
+    let o = mcpool(&["--servers", &s, "get", &"x".repeat(251)]);
+    assert!(
+        stderr(&o).contains("invalid key \"<251 bytes>\": key is longer than 250"),
+        "{}",
+        stderr(&o)
+    );
+    // A global option after `ring`: where it goes, as the store commands say.
+    for flag in ["--prefix", "--prefix=a:", "--io-timeout"] {
+        let o = mcpool_fed(&["--servers", &s, "ring", flag, "a:"], b"k1\n");
+        let err = stderr(&o);
+        assert_eq!(code(&o), 2, "{err}");
+        let name = flag.split('=').next().unwrap();
+        assert!(
+            err.contains(&format!(
+                "ring takes no option {name}: {name} is a global option, and global options \
+                 go before the command: mcpool {name} ... ring ..."
+            )),
+            "{err}"
+        );
+    }
+    let o = mcpool(&["--servers", &s, "ring", "--nope"]);
+    assert!(stderr(&o).contains("unknown option \"--nope\""));
+}
