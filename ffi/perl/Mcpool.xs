@@ -22,7 +22,7 @@ typedef struct {
     SV *freeze;            /* serialize_methods: code refs */
     SV *thaw;
     int thaw_storable; /* thaw is Storable::thaw: bytes after an image are found (mcp_decode) */
-    int utf8;
+    int utf8; /* character strings as text: the utf8 option, or its default by format (_new) */
     /* Grow-only scratch of the multi-key calls (per key: pointers, lengths, value SVs, CAS,
      * flags, statuses):
      * made by the first call too large for the C stack, reused by the next ones, freed with
@@ -478,6 +478,21 @@ mcp_room(pTHX_ mcp_room_t *r, void *stackbuf, size_t have, size_t need)
     return p;
 }
 
+/* A floating-point number's text (sv is NOK, not IOK): the text that reads back as the same
+ * number. Perl's own (15 significant digits, "0.3" for 0.1 + 0.2, which reads back as another
+ * number: tester finding interop 2) when it does, else NV_DIG + 2 digits. */
+static const char *
+mcp_float_text(pTHX_ SV *sv, STRLEN *len)
+{
+    NV nv = SvNVX(sv);
+    const char *p = SvPV_nomg(sv, *len);
+    if (!Perl_isnan(nv) && !Perl_isinf(nv) && Atof(p) != nv) {
+        SV *exact = sv_2mortal(newSVpvf("%.*" NVgf, NV_DIG + 2, nv));
+        p = SvPV(exact, *len);
+    }
+    return p;
+}
+
 /* A value as one of the core's kinds and its bytes: references through the serializer
  * (a Storable image; croaks with serialize => 0); an integer (IV without a string) as its
  * decimal text (INT); character strings as UTF-8 (TEXT) with utf8 => 1, else downgraded
@@ -537,18 +552,8 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, mcpool_kind *kind)
         return SvTRUE_nomg(sv) ? "1" : "0";
     }
 #endif
-    if (SvNOK(sv) && !SvIOK(sv) && !SvUTF8(sv)) {
-        /* a floating-point number as the text that reads back as the same number: Perl's
-         * own (15 significant digits, "0.3" for 0.1 + 0.2, which reads back as another
-         * number: tester finding interop 2) when it does, else NV_DIG + 2 digits */
-        NV nv = SvNVX(sv);
-        p = SvPV_nomg(sv, *len);
-        if (!Perl_isnan(nv) && !Perl_isinf(nv) && Atof(p) != nv) {
-            SV *exact = sv_2mortal(newSVpvf("%.*" NVgf, NV_DIG + 2, nv));
-            p = SvPV(exact, *len);
-        }
-        return p;
-    }
+    if (SvNOK(sv) && !SvIOK(sv) && !SvUTF8(sv))
+        return mcp_float_text(aTHX_ sv, len); /* the text that reads back as the number */
     if (SvIOK(sv) && !SvPOK(sv) && !SvNOK(sv)) {
         /* the decimal text of an IV or UV, as the format's integer; under a format without
          * integers (cache-memcached-fast, cache-memcached, libmemcached) that text as bytes,
@@ -1278,12 +1283,13 @@ mcp_seconds(pTHX_ SV *sv)
  * 9223372036854775807, a number the caller never wrote (tester finding expiry 4); and, where
  * `what` names a time mcpool_expiry_checked checks ("ttl", a lease's), a positive one past 64
  * bits (1e30, 2**64), named as given for the same reason, in the core's words for it (ttl.rs
- * checked_from_signed). `what` names the time in those messages ("ttl", "vivify_ttl",
+ * checked_from_signed: above 2147483647 for a ttl, above 2592000 (30 days) for a lease's
+ * times, which are durations). `what` names the time in those messages ("ttl", "vivify_ttl",
  * "delay", "duration"). 1 when refused. */
 static int
 mcp_time_not_number(pTHX_ SV *sv, const char *op, const char *what, const uint8_t *k, size_t klen)
 {
-    SV *msg;
+    SV *msg, *shown;
     int beyond = 0;
     SvGETMAGIC(sv);
     if (!SvOK(sv))
@@ -1307,48 +1313,168 @@ mcp_time_not_number(pTHX_ SV *sv, const char *op, const char *what, const uint8_
         if (beyond && (strcmp(what, "duration") == 0 || strcmp(what, "delay") == 0))
             return 0;
     }
+    /* the value as fetched above: the message's %-SVf would run a tied time's FETCH again */
+    shown = sv_newmortal();
+    sv_setsv_nomg(shown, sv);
     msg = newSVpv(op, 0);
     if (k) {
         sv_catpvs(msg, " \"");
         sv_catpvn(msg, (const char *)k, klen);
         sv_catpvs(msg, "\"");
     }
-    if (beyond)
+    if (beyond && strcmp(what, "ttl") != 0) /* a lease's: a duration (the core's words) */
+        sv_catpvf(msg, ": invalid %s: %" SVf " is above %lu (30 days): a %s is a duration",
+                  what, SVfARG(shown), (unsigned long)MCPOOL_RELATIVE_MAX, what);
+    else if (beyond)
         sv_catpvf(msg, ": invalid %s: %" SVf " is above %lu, the largest expiry memcached can honour",
-                  what, SVfARG(sv), (unsigned long)MCPOOL_MAX_TTL);
-    else if (looks_like_number(sv))
-        sv_catpvf(msg, ": invalid %s: %" SVf " is not a finite number of seconds", what, SVfARG(sv));
+                  what, SVfARG(shown), (unsigned long)MCPOOL_MAX_TTL);
+    else if (looks_like_number(shown))
+        sv_catpvf(msg, ": invalid %s: %" SVf " is not a finite number of seconds", what, SVfARG(shown));
     else
         sv_catpvf(msg, ": invalid expiration time: \"%" SVf "\" is not a number of seconds",
-                  SVfARG(sv));
+                  SVfARG(shown));
     mcpool_last_error_restore((const uint8_t *)SvPVX(msg), SvCUR(msg));
     SvREFCNT_dec(msg);
     return 1;
 }
 
+/* After the core refused the time `sv` (read as the whole seconds `s`, mcp_seconds), the
+ * message in last_error names `s`; the caller wrote `sv`: a fraction ("2147483647.5", read
+ * as 2147483648), a string ("3e9", " 3000000000"). The number in the message is put back as
+ * the caller wrote it (Perl's text of it), the rest of the core's message as it is (tester
+ * finding ttl 5: the POD promises the time is named as given). */
+static void
+mcp_time_named(pTHX_ SV *sv, int64_t s)
+{
+    char num[48];
+    const char *msg = mcpool_last_error_message(), *at, *g;
+    size_t len = mcpool_last_error_length(), nl;
+    STRLEN gl;
+    SV *given, *out;
+    if (!SvOK(sv))
+        return;
+    nl = (size_t)snprintf(num, sizeof num, ": %" IVdf " is ", (IV)s);
+    given = sv_newmortal();
+    sv_setsv_nomg(given, sv); /* its value, fetched once already (mcp_time_not_number) */
+    g = SvPV_nomg(given, gl);
+    if (gl == nl - 6 && memcmp(g, num + 2, gl) == 0)
+        return; /* an integer: named as given already */
+    at = ninstr(msg, msg + len, num, num + nl);
+    if (!at)
+        return;
+    out = sv_2mortal(newSVpvn(msg, (STRLEN)(at - msg) + 2));
+    sv_catpvn(out, g, gl);
+    sv_catpvn(out, at + nl - 4, len - (size_t)(at - msg) - (nl - 4));
+    mcpool_last_error_restore((const uint8_t *)SvPVX(out), SvCUR(out));
+}
+
 /* The time `sv` of the call `op` on the key (k, klen), checked as given by the core's rule
  * (mcpool_expiry_checked; `what`: "ttl", or a lease's "vivify_ttl" / "recache_below" /
- * "stale_ttl", which refuse a negative one): a refused one is named as the caller wrote it
- * (2**32, not the 4294967295 the C ABI's uint32_t saturates it to), and the call returns nothing
- * with last_error saying why, as a call the core refuses does: an empty list in list context
- * (undef in scalar context), as a bad key, a bad CAS or a down server answer (and
+ * "stale_ttl", which refuse a negative one and one above 30 days): 1 with *t, or 0 with
+ * last_error naming the refused time as the caller wrote it (2**32, not the 4294967295 the C
+ * ABI's uint32_t saturates it to; 2147483647.5, not the 2147483648 it rounds up to). For
+ * the times of calls that do not store (touch, gat, counters, leases); a store's is
+ * mcp_store_time's. */
+static int
+mcp_time_checked(pTHX_ SV *sv, const char *what, const char *op, const uint8_t *k, size_t klen,
+                 uint32_t *t)
+{
+    int64_t s;
+    if (mcp_time_not_number(aTHX_ sv, op, what, k, klen))
+        return 0;
+    s = mcp_seconds(aTHX_ sv);
+    if (mcpool_expiry_checked(op, k, klen, what, s, t) == MCPOOL_OK)
+        return 1;
+    mcp_time_named(aTHX_ sv, s);
+    return 0;
+}
+
+/* A refused set's words in a core message `msg` (len bytes): what it did about the key
+ * ("; nothing was stored and the key was deleted, as memcached deletes it when it refuses a
+ * set", or that deleting it failed too; ttl.rs Client::ttl_refused), or NULL (another store,
+ * which leaves the key as it is). */
+#define MCP_SET_REFUSED_TAIL "; nothing was stored and "
+static const char *
+mcp_set_refused_tail(pTHX_ const char *msg, size_t len)
+{
+    static const char tail[] = MCP_SET_REFUSED_TAIL;
+    return ninstr(msg, msg + len, tail, tail + sizeof tail - 1);
+}
+
+/* `why` (a mortal message naming a refused time as the caller wrote it) with the core's
+ * words of a refused set from the message `msg` (len) appended, when it has them. */
+static void
+mcp_cat_set_refused(pTHX_ SV *why, const char *msg, size_t len)
+{
+    const char *tail = mcp_set_refused_tail(aTHX_ msg, len);
+    if (tail)
+        sv_catpvn(why, tail, len - (size_t)(tail - msg));
+}
+
+/* The expiration time `sv` of a store by `op` (an MCPOOL_STORE_* number; `call` names it in
+ * the message: "set", "cas", "set_counter", ...) of the key (k, klen: the caller's key, as
+ * the store takes it), checked by the core's rule for a store's time
+ * (mcpool_client_store_expiry_checked): 1 with *t, or 0, refused, with last_error naming the
+ * time as the caller wrote it (as mcp_time_checked). The refusal does what the store itself
+ * would do: a set so refused deletes the key (the core's rule and its round trip; the message
+ * says "the key was deleted"), as one refused as too large, so no older value is left to
+ * read (the clients mcpool replaces send such a set, and memcached stores it already expired:
+ * tester finding ttl 1); add, replace, cas, append and prepend leave it. A time that is not
+ * a number ('1 hour', NaN, Inf, 1e30) is refused before any conversion, named as given, and
+ * given to the same function as a number it refuses (INT64_MAX), so the core applies the same
+ * rule. Call it after everything that can croak: a set's deletion is sent here. */
+static int
+mcp_store_time(pTHX_ mcp_t *m, SV *sv, const char *call, mcpool_store_op op, const uint8_t *k,
+               size_t klen, uint32_t *t)
+{
+    int64_t s;
+    mcpool_status st;
+    if (mcp_time_not_number(aTHX_ sv, call, "ttl", k, klen)) {
+        SV *why = sv_2mortal(newSVpvn(mcpool_last_error_message(), mcpool_last_error_length()));
+        uint32_t unused;
+        MCP_CORE(st = mcpool_client_store_expiry_checked(m->client, call, op, k, klen, INT64_MAX,
+                                                         &unused));
+        if (st == MCPOOL_INVALID_ARGUMENT)
+            mcp_cat_set_refused(aTHX_ why, mcpool_last_error_message(),
+                                mcpool_last_error_length());
+        mcpool_last_error_restore((const uint8_t *)SvPVX(why), SvCUR(why));
+        return 0;
+    }
+    s = mcp_seconds(aTHX_ sv);
+    MCP_CORE(st = mcpool_client_store_expiry_checked(m->client, call, op, k, klen, s, t));
+    if (st == MCPOOL_OK)
+        return 1;
+    mcp_time_named(aTHX_ sv, s);
+    return 0;
+}
+
+/* The time of a call that does not store: returns nothing when refused (an empty list in
+ * list context, undef in scalar context), with last_error saying why, as a call the core
+ * refuses does: as a bad key, a bad CAS or a down server answer (and
  * Cache::Memcached::Fast); it was (undef) in list context (tester finding perl2 4). */
 #define MCP_TIME_OR(t, sv, what, op, k, klen, refused)                                    \
     STMT_START {                                                                          \
-        if (mcp_time_not_number(aTHX_(sv), op, what, (const uint8_t *)(k), (klen))       \
-            || mcpool_expiry_checked(op, (const uint8_t *)(k), (klen), what,             \
-                                     mcp_seconds(aTHX_(sv)), &(t)) != MCPOOL_OK)          \
+        if (!mcp_time_checked(aTHX_(sv), what, op, (const uint8_t *)(k), (klen), &(t)))   \
             refused;                                                                      \
     } STMT_END
 #define MCP_TIME(t, sv, what, op, k, klen) MCP_TIME_OR(t, sv, what, op, k, klen, XSRETURN_EMPTY)
+/* A store's time (mcp_store_time), answered as MCP_TIME answers. */
+#define MCP_STORE_TIME(t, sv, call, op, k, klen)                                          \
+    STMT_START {                                                                          \
+        if (!mcp_store_time(aTHX_ m, (sv), call, op, (const uint8_t *)(k), (klen), &(t))) \
+            XSRETURN_EMPTY;                                                               \
+    } STMT_END
 
-/* A batch item's expiration time `sv` (set_multi's, touch_multi's): the C ABI's uint32_t
- * (mcpool_expiry_from_signed: a negative one expires the item at once, as
- * Cache::Memcached::Fast sends it; one beyond 32 bits is UINT32_MAX, which the core refuses
- * in the batch, that item alone). The first
- * refused one's message, naming the time as the caller wrote it (mcpool_expiry_checked:
+/* A batch item's expiration time `sv` (set_multi's and the other _multi stores', and
+ * touch_multi's): the C ABI's uint32_t (mcpool_expiry_from_signed: a negative one expires
+ * the item at once, as Cache::Memcached::Fast sends it; one beyond 32 bits, or one that is
+ * not a number, is UINT32_MAX, which the core refuses in the batch, that item alone). The
+ * refusal is the batch's own: the core's store rule for that item, so a set_multi item so
+ * refused has its key deleted by the batch, once, in the batch's order (a check through
+ * mcpool_client_store_expiry_checked here would delete it a second time). The first refused
+ * one's message, naming the time as the caller wrote it (mcpool_expiry_checked, no I/O:
  * 2**32, not the 4294967295 the batch saw), is kept in `*refused` with its index `i`, for
- * mcp_batch_refusal after the call. */
+ * mcp_batch_refusal after the call, which adds what the batch did about the key. */
 static uint32_t
 mcp_item_exptime(pTHX_ SV *sv, const char *op, const uint8_t *k, size_t klen, size_t i,
                  SV **refused, size_t *refused_at)
@@ -1365,6 +1491,7 @@ mcp_item_exptime(pTHX_ SV *sv, const char *op, const uint8_t *k, size_t klen, si
     }
     s = mcp_seconds(aTHX_ sv);
     if (!*refused && mcpool_expiry_checked(op, k, klen, "ttl", s, &t) != MCPOOL_OK) {
+        mcp_time_named(aTHX_ sv, s);
         *refused = sv_2mortal(newSVpvn(mcpool_last_error_message(), mcpool_last_error_length()));
         *refused_at = i;
     }
@@ -1488,17 +1615,26 @@ mcp_cas_token(pTHX_ SV *c, const char *op, const uint8_t *k, size_t klen, uint64
 }
 
 /* After a batch call: when its first failed item is the one whose time was refused
- * (mcp_item_exptime), last_error names that time as given. */
+ * (mcp_item_exptime), last_error names that time as given, followed by what the batch did
+ * about the key, in the core's words from that item's own message (a set_multi item so
+ * refused: "; nothing was stored and the key was deleted, ..."). */
 static void
-mcp_batch_refusal(const mcpool_status *st, size_t n, SV *refused, size_t refused_at)
+mcp_batch_refusal(pTHX_ const mcpool_status *st, size_t n, SV *refused, size_t refused_at)
 {
-    size_t i;
+    size_t i, ml = 0;
+    const char *msg;
     if (!refused)
         return;
     for (i = 0; i < n && mcp_answer(st[i]) != MCP_ANSWER_ERROR; i++)
         ;
-    if (i == refused_at)
-        mcpool_last_error_restore((const uint8_t *)SvPVX(refused), SvCUR(refused));
+    if (i != refused_at)
+        return;
+    msg = mcpool_last_item_error_message(refused_at, &ml);
+    if (ml && st[refused_at] == MCPOOL_INVALID_ARGUMENT) {
+        refused = sv_2mortal(newSVsv(refused));
+        mcp_cat_set_refused(aTHX_ refused, msg, ml);
+    }
+    mcpool_last_error_restore((const uint8_t *)SvPVX(refused), SvCUR(refused));
 }
 
 /* What a command answers, Cache::Memcached::Fast's way: true, false ("") for a cache
@@ -1551,6 +1687,56 @@ mcp_u64_arg(pTHX_ SV *sv, const char *what, const char *fn)
     if (!mcp_u64_value(aTHX_ sv, &v))
         croak("%s: %s must be an integer from 0 to 2**64-1", fn, what);
     return v;
+}
+
+/* set_bytes' flags word by its value (mcp_u64_value): 0 to 2**32-1, as get_bytes returns it
+ * (7, "7", 0x01010000, 2**10). undef, a negative number, a fraction, 2**32 and above, a
+ * string that is not decimal digits ("4abc", "1e3", " 7") or a reference croak naming flags,
+ * never wrapped or truncated into another word. A tied one is fetched once. */
+static uint32_t
+mcp_flags_arg(pTHX_ SV *sv, const char *fn)
+{
+    uint64_t v;
+    if (SvGMAGICAL(sv))
+        sv = sv_2mortal(newSVsv(sv));
+    if (!mcp_u64_value(aTHX_ sv, &v) || v > UINT32_MAX)
+        croak("Mcpool::%s: flags must be an integer from 0 to 4294967295 (2**32-1), not %s%" SVf "%s",
+              fn, SvOK(sv) ? "'" : "", SVfARG(SvOK(sv) ? sv : sv_2mortal(newSVpvs("undef"))),
+              SvOK(sv) ? "'" : "");
+    return (uint32_t)v;
+}
+
+/* set_bytes' value: its bytes, never serialized nor UTF-8-encoded. A byte string as it is; a
+ * character string as its characters when each is below 256 (Latin-1, as a byte store of
+ * set takes it), else croaks ("Wide character", as set does with utf8 off); a number as its
+ * text (a float's that reads back as the same number, as set stores it); an object by its
+ * overloaded "". undef and a plain reference croak: nothing stored, never "" or
+ * "HASH(0x...)". A tied one is fetched once. */
+static const char *
+mcp_bytes_arg(pTHX_ SV *sv, STRLEN *len, const char *fn, const uint8_t *k, STRLEN klen)
+{
+    const char *p;
+    if (SvGMAGICAL(sv))
+        sv = sv_2mortal(newSVsv(sv));
+    if (!SvOK(sv))
+        croak("Mcpool::%s: the value of \"%.*s\" is undef, not bytes (a string)", fn, (int)klen,
+              (const char *)k);
+    if (SvROK(sv) && !SvAMAGIC(sv))
+        croak("Mcpool::%s: the value of \"%.*s\" must be bytes (a string), not a reference (%s): "
+              "%s never serializes; store references with set", fn, (int)klen, (const char *)k,
+              sv_reftype(SvRV(sv), 0), fn);
+    if (SvNOK(sv) && !SvIOK(sv) && !SvUTF8(sv))
+        return mcp_float_text(aTHX_ sv, len);
+    p = SvPV_nomg(sv, *len);
+    if (SvUTF8(sv)) {
+        SV *tmp = sv_2mortal(newSVpvn_flags(p, *len, SVf_UTF8));
+        if (!sv_utf8_downgrade(tmp, TRUE))
+            croak("Mcpool::%s: Wide character in the value of \"%.*s\": %s stores bytes (encode "
+                  "a character string first: Encode::encode_utf8); nothing stored", fn,
+                  (int)klen, (const char *)k, fn);
+        p = SvPV(tmp, *len);
+    }
+    return p;
 }
 
 /* { label => 1 (answered) or undef (failed) } for every server of per-server results
@@ -1831,14 +2017,6 @@ _new(class, addrs, weights, core, opts)
             MCP_CORE(st = mcpool_client_new(cfg, &m->client));
             if (st != MCPOOL_OK)
                 mcp_croak_status(aTHX_ "building the client", st);
-            if (!SvOK(utf8_opt)) {
-                /* utf8 not given: on under mcpool's own format, however its name was
-                 * written ('MCPOOL', a preset's), as the core has it in force */
-                const char *fmt = NULL;
-                size_t fmt_len = 0;
-                m->utf8 = mcpool_client_value_format(m->client, &fmt, &fmt_len) == MCPOOL_OK &&
-                          fmt_len == 6 && memcmp(fmt, "mcpool", 6) == 0;
-            }
             /* What the value format says, asked once: whether flags 0 are plain bytes (the
              * reads' fast path), and each kind's flags (-1: none; mcp_value's kind of a
              * number or boolean). kind_flags refuses INT exactly where store_kind would
@@ -1848,6 +2026,20 @@ _new(class, addrs, weights, core, opts)
             for (kd = 0; kd <= MCPOOL_KIND_JAVA_SERIALIZED; kd++)
                 m->kind_flags[kd] = mcpool_client_kind_flags(m->client, (mcpool_kind)kd, &kf) == MCPOOL_OK
                                     ? (int64_t)kf : -1;
+            if (!SvOK(utf8_opt)) {
+                /* utf8 not given: on where the format in force (whichever option set it, in
+                 * any spelling) has a text kind and is not a Perl client's: mcpool's, the
+                 * Python ones', Whalin's, whose peers read and write text, not Latin-1 bytes
+                 * (tester finding crosslang 3); off under cache-memcached-fast and
+                 * cache-memcached (Cache::Memcached::Fast's default) and where the format
+                 * has no text kind (spymemcached's is flags 0, read as bytes; libmemcached) */
+                const char *fmt = NULL;
+                size_t fmt_len = 0;
+                m->utf8 = m->kind_flags[MCPOOL_KIND_TEXT] >= 0 &&
+                          mcpool_client_value_format(m->client, &fmt, &fmt_len) == MCPOOL_OK &&
+                          !(fmt_len == 20 && memcmp(fmt, "cache-memcached-fast", 20) == 0) &&
+                          !(fmt_len == 15 && memcmp(fmt, "cache-memcached", 15) == 0);
+            }
             /* the kinds the format lacks were asked about, not failures of this call */
             mcpool_last_error_clear();
         }
@@ -2004,6 +2196,33 @@ get_bytes(m, key)
         ST(1) = sv_2mortal(newSVuv(flags));
         ST(2) = sv_2mortal(newSViv(as_stored ? 1 : 0));
         XSRETURN(3);
+
+void
+set_bytes(m, key, ...)
+        Mcpool m
+        SV *key
+    PREINIT:
+        STRLEN klen, vlen;
+        const uint8_t *k;
+        const char *v;
+        uint32_t flags, t = 0;
+        mcpool_status st;
+    PPCODE:
+        /* $value as bytes under the caller's $flags, get_bytes' counterpart (the C ABI's
+         * mcpool_client_set; Java's setBytes): what get_bytes hands out, stored back, is the
+         * same value and flags. The core checks the flags against the value format and the
+         * body against the flags' kind (MCPOOL_VALUE_FORMAT, nothing sent) and compresses as
+         * for set. Answers as set; last_error names the command sent, set, as the core's
+         * messages do (cas_result's rule); croaks and the usage name set_bytes. */
+        if (items < 4 || items > 5)
+            croak("Usage: $memd->set_bytes($key, $value, $flags[, $expiration_time])");
+        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "set_bytes");
+        v = mcp_bytes_arg(aTHX_ ST(2), &vlen, "set_bytes", k, klen);
+        flags = mcp_flags_arg(aTHX_ ST(3), "set_bytes");
+        if (items > 4) /* a set's: refused, the key is deleted (mcp_store_time) */
+            MCP_STORE_TIME(t, ST(4), "set", MCPOOL_STORE_SET, k, klen);
+        MCP_CORE(st = mcpool_client_set(m->client, k, klen, (const uint8_t *)v, vlen, flags, t));
+        RETURN_STATUS(st);
 
 void
 gat(m, exptime, key)
@@ -2363,7 +2582,7 @@ set_multi(m, ...)
                 for (i = 0; i < n; i++)
                     st[i] = rc;
         }
-        mcp_batch_refusal(st, n, refused, refused_at);
+        mcp_batch_refusal(aTHX_ st, n, refused, refused_at);
         nret = mcp_multi_results(aTHX_ ax, gimme, st, n);
         LEAVE; /* m may be freed here (a callback dropped the last reference): not used after */
         XSRETURN(nret);
@@ -2384,7 +2603,10 @@ set_multi_noreply(m, ...)
         int64_t secs = 0;
         int timed = 0;     /* secs is an item's (at) */
         SV *why = NULL;    /* the first refused time's message */
+        size_t why_at = 0; /* its item */
+        SV *at_sv = NULL;  /* item at's time */
         uint32_t ttl = 0;
+        mcpool_status refusal = MCPOOL_OK;
     PPCODE:
         /* The core's noreply batch sends bytes (under the value format's bytes flags, as set
          * stores them: 4096 under whalin, 2048 under spymemcached) and one expiration time:
@@ -2429,9 +2651,11 @@ set_multi_noreply(m, ...)
                                                          : "not bytes");
             p = av_len(av) >= 2 ? av_fetch(av, 2, 0) : NULL;
             if (p && mcp_time_not_number(aTHX_ *p, "set_multi_noreply", "ttl", keys[i], lens[i])) {
-                if (!why) /* the first one's message, as set_multi's last_error */
+                if (!why) { /* the first one's message, as set_multi's last_error */
                     why = sv_2mortal(newSVpvn(mcpool_last_error_message(),
                                               mcpool_last_error_length()));
+                    why_at = i;
+                }
                 continue;
             }
             if (p)
@@ -2439,6 +2663,7 @@ set_multi_noreply(m, ...)
             if (!timed) {
                 secs = s;
                 at = i;
+                at_sv = p ? *p : &PL_sv_undef;
                 timed = 1;
             } else if (s != secs) {
                 croak("Mcpool::set_multi_noreply: one expiration time for the batch (the core "
@@ -2447,14 +2672,45 @@ set_multi_noreply(m, ...)
                       (unsigned long)i, (IV)s, (unsigned long)at, (IV)secs);
             }
         }
-        /* a refused time refuses the batch, as it refuses a set: nothing sent */
-        if (why) {
-            mcpool_last_error_restore((const uint8_t *)SvPVX(why), SvCUR(why));
-            LEAVE;
-            XSRETURN_EMPTY;
+        /* A refused time refuses the batch, as the core's set_multi_noreply refuses it: no
+         * item stored, and every item's key deleted, as a set so refused deletes it
+         * (mcpool_client_store_expiry_checked, the core's rule for a set's time: one
+         * round trip per key), so no older value is left to read (tester finding ttl 1).
+         * last_error is the first refused item's, naming its time as given, with the
+         * core's words about its key. A time that is not a number is given to the core as
+         * a number it refuses (INT64_MAX), and so are the other items' keys: the batch is
+         * refused as a whole, each of its sets with it. */
+        if (!why && timed
+            && mcpool_expiry_checked("set_multi_noreply", keys[at], lens[at], "ttl", secs, &ttl)
+                   != MCPOOL_OK) {
+            /* (checked first without I/O: a valid time goes with the batch, whose core
+             * refuses a bad key for that item alone) */
+            uint32_t unused;
+            MCP_CORE(refusal = mcpool_client_store_expiry_checked(
+                         m->client, "set_multi_noreply", MCPOOL_STORE_SET, keys[at], lens[at],
+                         secs, &unused));
+            mcp_time_named(aTHX_ at_sv, secs);
+            why = sv_2mortal(newSVpvn(mcpool_last_error_message(), mcpool_last_error_length()));
+            why_at = at;
+        } else if (why) {
+            uint32_t unused;
+            MCP_CORE(refusal = mcpool_client_store_expiry_checked(
+                         m->client, "set_multi_noreply", MCPOOL_STORE_SET, keys[why_at],
+                         lens[why_at], INT64_MAX, &unused));
+            if (refusal == MCPOOL_INVALID_ARGUMENT)
+                mcp_cat_set_refused(aTHX_ why, mcpool_last_error_message(),
+                                    mcpool_last_error_length());
         }
-        if (timed && mcpool_expiry_checked("set_multi_noreply", keys[at], lens[at], "ttl", secs,
-                                           &ttl) != MCPOOL_OK) {
+        if (why) {
+            for (i = 0; i < n; i++) {
+                uint32_t unused;
+                if (i == why_at)
+                    continue;
+                MCP_CORE((void)mcpool_client_store_expiry_checked(
+                    m->client, "set_multi_noreply", MCPOOL_STORE_SET, keys[i], lens[i], INT64_MAX,
+                    &unused));
+            }
+            mcpool_last_error_restore((const uint8_t *)SvPVX(why), SvCUR(why));
             LEAVE;
             XSRETURN_EMPTY;
         }
@@ -2538,6 +2794,10 @@ set(m, key, ...)
     PREINIT:
         static const char *const names[] = { "set", "add", "replace", "append", "prepend", "cas",
                                               "cas_result" };
+        static const mcpool_store_op ops[] = { MCPOOL_STORE_SET, MCPOOL_STORE_ADD,
+                                               MCPOOL_STORE_REPLACE, MCPOOL_STORE_APPEND,
+                                               MCPOOL_STORE_PREPEND, MCPOOL_STORE_CAS,
+                                               MCPOOL_STORE_CAS };
         STRLEN klen, vlen;
         const uint8_t *k;
         const char *v;
@@ -2569,17 +2829,17 @@ set(m, key, ...)
             XSRETURN_EMPTY;
         }
         v = mcp_value(aTHX_ m, ST(arg), &vlen, &kind);
+        /* the store's rule for its time (mcp_store_time): a set refused for it deletes the
+         * key, the other stores leave it; append and prepend send no time (one given is
+         * checked, as their own op's, and not sent) */
         if (items > arg + 1)
-            MCP_TIME(t, ST(arg + 1), "ttl", is_cas ? "cas" : names[ix], k, klen);
+            MCP_STORE_TIME(t, ST(arg + 1), is_cas ? "cas" : names[ix], ops[ix], k, klen);
         switch (ix) {
         case 3: MCP_CORE(st = mcpool_client_append(m->client, k, klen, (const uint8_t *)v, vlen)); break;
         case 4: MCP_CORE(st = mcpool_client_prepend(m->client, k, klen, (const uint8_t *)v, vlen)); break;
         default:
-            MCP_CORE(st = mcpool_client_store_kind(m->client, ix == 0 ? MCPOOL_STORE_SET
-                                                   : ix == 1 ? MCPOOL_STORE_ADD
-                                                   : ix == 2 ? MCPOOL_STORE_REPLACE
-                                                             : MCPOOL_STORE_CAS,
-                                                   k, klen, kind, (const uint8_t *)v, vlen, t, cas));
+            MCP_CORE(st = mcpool_client_store_kind(m->client, ops[ix], k, klen, kind,
+                                                   (const uint8_t *)v, vlen, t, cas));
             break;
         }
         if (ix == 6)
@@ -2707,7 +2967,7 @@ _touch_multi(m, ...)
                 }
             }
         }
-        mcp_batch_refusal(st, n, refused, refused_at);
+        mcp_batch_refusal(aTHX_ st, n, refused, refused_at);
         /* The results replace the arguments on the stack (n + 1 slots: room for n). */
         for (i = 0; i < n; i++) {
             int a = mcp_answer(st[i]);
@@ -2770,8 +3030,8 @@ set_counter(m, key, value, ...)
             croak("set_counter: the value must be a decimal integer from 0 to "
                   "18446744073709551615 (memcached's counters are unsigned 64-bit), not '%s'",
                   SvPV_nomg(value, vlen));
-        if (items > 3)
-            MCP_TIME(t, ST(3), "ttl", "set_counter", k, klen);
+        if (items > 3) /* a set's: refused, the key is deleted, as the core's set_counter does */
+            MCP_STORE_TIME(t, ST(3), "set_counter", MCPOOL_STORE_SET, k, klen);
         MCP_CORE(st = mcpool_client_set_counter(m->client, k, klen, n, t));
         RETURN_STATUS(st);
 
@@ -3547,11 +3807,14 @@ set_with_version(m, key, value, version, ...)
         /* read as delete_with_version's (it was SvUV: -1 sent as 2**64-1, 2.5 as 2) */
         ver = mcp_u64_arg(aTHX_ version, "the version", "set_with_version");
         v = mcp_value(aTHX_ m, value, &vlen, &kind);
-        if (items > 4)
-            MCP_TIME(t, ST(4), "ttl", "set_with_version", k, klen);
         if (m->kind_flags[kind] < 0)
             croak("Mcpool::set_with_version: this value format stores such a value in another "
                   "form; store it with set");
+        /* a set's time (mcp_store_time: refused, the key is deleted, as the core's
+         * store_with_version does), after everything that croaks; a version of 0 goes to the
+         * core, which refuses it before the time (nothing deleted), as it orders them */
+        if (items > 4 && ver != 0)
+            MCP_STORE_TIME(t, ST(4), "set_with_version", MCPOOL_STORE_SET, k, klen);
         MCP_CORE(st = mcpool_client_set_with_version(m->client, k, klen, (const uint8_t *)v, vlen,
                                                      (uint32_t)m->kind_flags[kind], t, ver));
         RETURN_STATUS(st);

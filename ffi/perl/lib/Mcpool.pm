@@ -159,8 +159,12 @@ sub _mixed_in {
 # the core does not count.
 sub _core_options {
     my ($conf, $ketama) = @_;
-    my @o = ([ preset => preset => $conf->{preset} // 'cache-memcached-fast',
-               !defined $conf->{preset} ]);
+    # The default preset only without a libmemcached_config string, which applies the
+    # libmemcached preset itself: the core refuses a preset beside one (core 6d0e193). A
+    # preset given beside it goes on, for the core to refuse naming both.
+    my @o = defined $conf->{preset} || !defined $conf->{libmemcached_config}
+        ? ([ preset => preset => $conf->{preset} // 'cache-memcached-fast', !defined $conf->{preset} ])
+        : ();
     my $add = sub { push @o, [@_] if defined $_[2] };
     # References are Storable images unless serialize => 0 (the core reads them only then).
     push @o, [ serialize => serialized_perl => ($conf->{serialize} // 1) ? 'true' : 'false',
@@ -439,8 +443,9 @@ sub new {
 
     my %o = (
         serialize   => ($conf->{serialize} // 1) ? 1 : 0,
-        # character strings are text in mcpool's own format; as Cache::Memcached::Fast elsewhere
-        # (not given: the XS asks the core which format is in force, whatever spelled it)
+        # character strings are text where the format has a text kind and is not a Perl
+        # client's; as Cache::Memcached::Fast under its own (not given: the XS asks the core
+        # which format is in force, whatever spelled it)
         utf8        => defined $conf->{utf8} ? ($conf->{utf8} ? 1 : 0) : undef,
         deserialize => ($conf->{deserialize} // 1) ? 1 : 0,
         freeze      => $ser->[0],
@@ -723,7 +728,7 @@ sub set_servers {
 # writes sends nothing and answers as Cache::Memcached's refused commands do: false (0) for
 # the stores and delete (its _set and delete return 0), nothing for incr and decr (undef);
 # the commands Cache::Memcached has not follow their kind: 0 for those that answer true or
-# false (cas, touch, set_counter, the _with_version stores and delete, invalidate,
+# false (cas, touch, set_counter, set_bytes, the _with_version stores and delete, invalidate,
 # set_multi_noreply), nothing
 # for those that return a value (gat, gats, get_lease, incr_or_init, decr_or_init, the
 # _with_version counters) and for cas_result (whose answers all name what the server said), one
@@ -746,7 +751,8 @@ sub _refuse {
 {
     no strict 'refs';
     my %false = map { $_ => 1 } qw(set add replace append prepend cas set_counter delete
-        remove touch set_with_version delete_with_version invalidate set_multi_noreply);
+        remove touch set_with_version delete_with_version invalidate set_multi_noreply
+        set_bytes);
     my %undef = map { $_ => 1 } qw(incr decr incr_or_init decr_or_init incr_with_version
         decr_with_version gat gats get_lease cas_result);
     my %multi = (
@@ -845,8 +851,9 @@ time in 1970), one of 2**31 seconds or more is refused (memcached would expire t
 item at once), and so is a string that is not a number (C<'5m'>, C<'1 hour'>, C<''>,
 C<'0x3c'>: Cache::Memcached::Fast sends 5, 1, 0 and 0, with at most a warning; Mcpool
 returns nothing (an empty list, C<undef> in scalar context, as for any other failure),
-C<last_error> naming the time as given; C<flush_all> croaks for either)
-(L</BAD INPUT>).
+C<last_error> naming the time as given; C<flush_all> croaks for either). A set so refused
+deletes the key (as one refused as too large), so that, as after Cache::Memcached::Fast's
+set, no older value is left to read; the other stores leave it (L</BAD INPUT>).
 
 =item * B<Keys with a tab, another control byte or DEL> (C<"k\tx">, C<"k\x01">,
 C<"k\x7f">) are refused as keys with a space are (nothing returned, C<last_error>), on the
@@ -1149,7 +1156,7 @@ C<libmemcached>). Every program sharing a cache uses the same one. Perl values m
 format's kinds: a reference is a Storable image, an integer (a number that was never used as
 a string) an integer (under a format without integers, its decimal text, as
 Cache::Memcached::Fast stores it), a character string UTF-8 text with C<utf8 =E<gt> 1>
-(the default under C<mcpool>), a boolean of Perl 5.36 and later (C<builtin::true>, a
+(the default where the format has a text kind and is not a Perl client's: L</utf8>), a boolean of Perl 5.36 and later (C<builtin::true>, a
 comparison's result, a boolean read back) a boolean where the format has one (C<mcpool>,
 C<pylibmc>, C<whalin>, C<spymemcached>; elsewhere the bytes C<1> or the empty string, as Perl
 prints it), a floating-point number the text that reads back as the same number (Perl's own
@@ -1197,10 +1204,23 @@ it (flag 1), for readers that thaw.
 =item utf8
 
 Store character strings (the UTF8 flag on: decoded, or C<utf8::upgrade>d even when ASCII) as
-UTF-8 text (flag 4 in Cache::Memcached's layout), and decode text on reading (as a character
-string, the UTF8 flag on). Off by default, except when the value format in force is mcpool's
-(C<value_format =E<gt> 'mcpool'>, in any spelling the core takes: C<'MCPOOL'> too); off,
-a string with wide characters croaks ("Wide character"), as with Cache::Memcached::Fast.
+UTF-8 text, the value format's text kind (flag 4 in Cache::Memcached's layout, 16 under
+C<pylibmc>), and decode text on reading (as a character string, the UTF8 flag on). Off, a
+character string is stored as bytes, its characters as Latin-1 when each is below 256, and
+one with wider characters croaks ("Wide character"), as with Cache::Memcached::Fast; text
+is read as its UTF-8 bytes.
+
+Not given, it follows the value format in force (whichever option set it, in any spelling the
+core takes; C<value_format> names it): B<on> where the format has a text kind and is not a
+Perl client's, so that a Perl program sharing the cache with Python or Java clients stores
+text their C<str> and C<String> read, and reads theirs as character strings: C<mcpool>,
+C<pylibmc>, C<python-memcached>, C<pymemcache>, C<whalin>. B<Off> under the Perl clients'
+formats, C<cache-memcached-fast> (the default) and C<cache-memcached>, as with
+Cache::Memcached::Fast and Cache::Memcached, and under the formats without a text kind of
+their own: C<spymemcached> (its text is flags 0, which reads as bytes) and C<libmemcached>.
+C<utf8 =E<gt> 0> or C<utf8 =E<gt> 1> given always wins. (Up to 2026-12-06 it was on only
+under C<mcpool>: under the Python formats and C<whalin> a decoded string was stored as
+Latin-1 bytes, a Python C<str> came back as bytes, and a wide character croaked.)
 
 =item max_size
 
@@ -1225,7 +1245,7 @@ C<Mcpool>, or of your subclass) sends no command that writes. Those answer as
 Cache::Memcached's refused commands do: C<set>, C<add>, C<replace>, C<append>, C<prepend>,
 C<delete> (C<remove>) return 0, C<incr> and C<decr> nothing (C<undef>); the commands
 Cache::Memcached has not answer by their kind: C<cas>, C<touch>, C<set_counter>,
-C<set_with_version>, C<delete_with_version> and C<invalidate> 0, C<gat>, C<gats>,
+C<set_bytes>, C<set_with_version>, C<delete_with_version> and C<invalidate> 0, C<gat>, C<gats>,
 C<get_lease>, C<incr_or_init>, C<decr_or_init>, C<incr_with_version>,
 C<decr_with_version> and C<cas_result> nothing, the C<_multi> forms one
 such answer per item (in scalar context a hash of the defined ones), C<gat_multi>,
@@ -1254,8 +1274,9 @@ silently overriding the other.
 
 =item preset
 
-The core preset applied first (default C<cache-memcached-fast>; e.g. C<cache-memcached>):
-its defaults, placement and value layout. Every other option overrides it.
+The core preset applied first (default C<cache-memcached-fast>, none beside a
+C<libmemcached_config>, which applies its own; e.g. C<cache-memcached>): its defaults,
+placement and value layout. Every other option overrides it.
 
 =back
 
@@ -1279,8 +1300,9 @@ names. A new option added to the core reaches Perl with no change here. The TLS 
 core built with TLS: C<Mcpool::tls_supported()> says whether this one was (README, "TLS in every
 package"); C<Mcpool::library_version()> gives the core's version. C<libmemcached_config>
 (a libmemcached configuration string, C<"--SERVER=10.0.0.1:11211/?2 --DISTRIBUTION=consistent">,
-docs/options.md) names the servers itself: C<servers> may then be left out. Its words are
-defaults, as a preset's: an option given beside it (C<io_timeout>, C<distribution>) keeps its
+docs/options.md) names the servers itself: C<servers> may then be left out. It applies the
+C<libmemcached> preset itself, so it is not given with C<preset> (the core refuses the two,
+naming both). Its words are defaults, as a preset's: an option given beside it (C<io_timeout>, C<distribution>) keeps its
 value (t/31-libmemcached-config-with-options.t). Those
 Cache::Memcached::Fast users lack include:
 
@@ -1472,8 +1494,9 @@ value format stores under flags of its own (a reference, a character string with
 C<utf8 =E<gt> 1>, an integer or boolean under C<mcpool>'s format) croaks, nothing sent:
 store it with C<set_multi>. The batch has one expiration time: every item that gives one
 gives the same (an item without one: 0); differing ones croak, nothing sent; a time the core
-refuses is refused as C<set> refuses it (nothing returned, C<last_error> naming it, nothing
-sent).
+refuses is refused as C<set> refuses it: nothing stored and nothing returned, C<last_error>
+naming it, and every item's key deleted, as the core's C<set_multi_noreply> does for such a
+time (one C<delete> per key; L</BAD INPUT>).
 
 What it returns depends on C<fail_open> (L</fail_open and on_operation (docs/tracing.md)>):
 
@@ -1520,7 +1543,46 @@ C<$as_stored> is 1 for a value handed out as memcached holds it (below), else 0.
 (inflated); one it cannot deliver (flags of another client's types, a compressed body that
 does not inflate: where C<get> warns and returns nothing) comes as memcached holds it, its
 flags as stored, compression bits included. One read, placed as C<get>'s (the core's
-C<get_or_stored>).
+C<get_or_stored>). C<set_bytes> stores what it hands out back.
+
+=item set_bytes ($key, $value, $flags, [$expiration_time])
+
+mcpool extension: stores C<$value> as bytes under the caller's C<$flags>, C<get_bytes>'s
+counterpart (the C ABI's C<mcpool_client_set>, Java's C<setBytes>): what C<get_bytes> hands
+out, stored back, is the same value with the same flags, whatever its kind (a Python C<str>,
+a Java C<Long>, a Storable image), none of it decoded on the way:
+
+    if (my ($bytes, $flags) = $memd->get_bytes('k')) {
+        $memd->set_bytes('copy', $bytes, $flags, 3600) // die $memd->last_error;
+    }
+
+Answers as C<set>: true when stored, nothing (C<undef> in scalar context)
+on an error, C<last_error> saying why (naming the command sent, C<set>). The key as for
+C<set> (the namespace before it, the same key rules); C<$expiration_time> as for C<set>
+(0 or omitted: never expires; a negative one expires the item at once; a refused one returns
+nothing, C<last_error> naming it, and deletes the key, as C<set>: L</BAD INPUT>).
+
+C<$value> is bytes, never serialized nor encoded: a byte string as it is, a character string
+as its characters when each is below 256 (Latin-1), whatever C<utf8> says; a string with wider
+characters croaks (C<Wide character>: encode it first, C<Encode::encode_utf8>), as C<undef> and
+a reference (other than an object with overloaded C<"">) do, nothing stored. C<$flags> is an
+integer from 0 to 4294967295 (2**32-1), by its value: C<7>, C<"7">, C<2**10>; C<undef>, a
+negative number, a fraction, 2**32 or more, a string that is not decimal digits
+(C<"4abc">, C<"1e3">) or a reference croaks naming C<flags>, never wrapped or truncated into
+other flags.
+
+The core checks C<$flags> against the value format and the body against the kind they name:
+flags the format cannot read back (under C<mcpool> application flags are 16 bits, a wider word
+must be a kind's; under the other formats a word outside the format's table; the compression
+bits are the core's), or a body the kind cannot hold (not decimal text under an integer's
+flags, not UTF-8 under text's), are refused with the core's C<MCPOOL_VALUE_FORMAT> error:
+nothing is stored (an older value stays), nothing returned, C<last_error> saying why. So a
+value C<get_bytes> handed out as memcached holds it (C<$as_stored> 1) is refused where its
+flags mean nothing in the format. Under a kind's flags the body is that kind's as
+C<get_bytes> hands it out (an integer's decimal text, a boolean's C<0>/C<1>), and the core
+writes the format's wire form (Whalin's binary integers); values at or above the
+compression threshold are compressed, as by C<set>. Under C<libmemcached> every 32 bits
+are the caller's, stored and read back as given (docs/value-format.md).
 
 =item get_multi (@keys), gets_multi (@keys)
 
@@ -1677,7 +1739,9 @@ batch call. An item this binding refused before anything was sent (a bad expirat
 CAS unique) goes to the core as a value the core refuses for it alone (a CAS of 0, an
 expiration time of 4294967295), and its C<last_item_error> is the core's message about that
 value; C<last_error> names the first such refusal as the caller gave it (tester finding
-retest24 3).
+retest24 3), followed by what the batch did about its key (a C<set_multi> item refused for
+its time has its key deleted by the batch: C<...; nothing was stored and the key was
+deleted, ...>).
 
 =item last_error
 
@@ -1760,6 +1824,10 @@ value), and C<undef> when there is none (a miss, as the C<'recompute'> of a new 
 is returned, and no item has CAS 0, which C<cas> refuses), as Python's C<None>. A miss creates the key empty for C<$vivify_ttl> seconds (30 when omitted
 or undef, as in Python: the C header's C<MCPOOL_LEASE_DEFAULT_VIVIFY_TTL>); with
 C<$recache_below> (0 when omitted or undef: never early) above 0 a hit with fewer seconds left also hands out C<'recompute'>, once.
+Both are durations, 0 to 2592000 seconds (30 days, the core's rule): a longer one, which
+memcached would read as a unix time long past (the election gone at once), or a negative one
+returns nothing, C<last_error> naming it as given (C<get_lease "k": invalid vivify_ttl:
+2592001 is above 2592000 (30 days): a vivify_ttl is a duration, ...>).
 That placeholder is a miss for this client's plain reads (C<get>, C<gets>, C<get_multi>: the
 core reads memcached's flag on it); C<add> fails until the winner's C<set> replaces it, and a
 text or binary protocol client reads it as an empty value. A stale value may be empty
@@ -1773,6 +1841,9 @@ C<utf8 =E<gt> 1> (flags of its own) stays a value (docs/protocols.md, "Leases").
 mcpool extension (meta protocol only): marks the key stale for C<$stale_ttl> seconds (30 when
 omitted or undef, as in Python: C<MCPOOL_LEASE_DEFAULT_STALE_TTL>) instead of deleting it, so C<get_lease> readers keep the old value while one recomputes. True, false
 when the key did not exist, nothing on an error. Plain reads still return the old value.
+C<$stale_ttl> is a duration, 0 to 2592000 seconds (30 days), as C<get_lease>'s times: a
+longer or a negative one returns nothing, C<last_error> naming it, and the key is left as it
+is.
 memcached gives the recompute token to the first read of the stale item, whatever it asks:
 C<get>, C<get_multi> and C<gat> hand it back (one more round trip), so the next C<get_lease>
 still answers C<'recompute'>; C<gets>, C<gets_multi>, C<gats> and C<meta_info>, which return
@@ -1889,29 +1960,56 @@ L</Differences from Cache::Memcached::Fast>); C<last_error> says why. The meta p
 (docs/keys.md), so those store it. A C<_multi> argument that is not an array
 reference croaks (C<Not an array reference>), as in Cache::Memcached::Fast.
 
-An expiration time (of every method that takes one, C<flush_all>'s delay, C<get_lease>'s and
-C<invalidate>'s times included) is 0 to 2**31-1 seconds, a number (a string that is not one,
-such as C<'5m'>, is refused, never read as 5 seconds). memcached reads a larger one as
+An expiration time (of every method that takes one, C<flush_all>'s delay included) is 0 to
+2**31-1 seconds, a number (a string that is not one, such as C<'5m'>, is refused, never read
+as 5 seconds). C<get_lease>'s and C<invalidate>'s times (C<$vivify_ttl>, C<$recache_below>,
+C<$stale_ttl>) are durations, 0 to 2592000 seconds (30 days): memcached would read a longer
+one as a unix time long past, and the lease or the stale value would be gone at once. memcached reads an expiration time above 2**31-1 as
 negative, so the item would expire at once while the store answers true: the core refuses it
-before anything is sent, and the command returns nothing with C<last_error> saying why (an
+before the command is sent, and the command returns nothing with C<last_error> saying why (an
 empty list in list context and C<undef> in scalar context, as for a bad key, a bad CAS or a
 server that is down, and as Cache::Memcached::Fast; in a C<_multi> call C<undef> for that
-item); the old value is intact. So does every method that takes a time (C<set>, C<add>,
+item). So does every method that takes a time (C<set>, C<set_bytes>, C<add>,
 C<replace>, C<cas>, C<cas_result>, C<touch>, C<gat>, C<gats>, C<set_counter>,
 C<incr_or_init>, C<decr_or_init>, C<set_with_version>, C<get_lease>, C<invalidate>,
-C<set_multi_noreply>): C<< my @r = $memd->set($k, $v, '5m') >> is empty, never C<(undef)>. A negative time expires
+C<set_multi_noreply>, the C<_multi> forms per item): C<< my @r = $memd->set($k, $v, '5m') >>
+is empty, never C<(undef)>.
+
+A set so refused (C<set>, C<set_bytes>, C<set_counter>, C<set_with_version>, an item of
+C<set_multi>, every item of a C<set_multi_noreply>) stores nothing and B<deletes the key>,
+as a set refused as too large does, and C<last_error> says so (C<set "k": invalid ttl: 4294967296 is
+above 2147483647, the largest expiry memcached can honour; nothing was stored and the key was
+deleted, as memcached deletes it when it refuses a set>). The rule is the core's (for the
+times this binding checks before the store, C<mcpool_client_store_expiry_checked>: the
+delete is a round trip of its own), for a time that is not a number too: Cache::Memcached::Fast
+sends such a set, which memcached stores already expired (or for a wrapped time), and reads a
+time string by its leading number (C<'1 hour'> is 1 second) and stores the value, so after
+it no older value is left to read, and none is after mcpool's refusal either. The other
+stores (C<add>, C<replace>, C<cas>, C<cas_result>, C<append>, C<prepend> and their
+C<_multi> forms) and C<touch>, C<gat>, C<gats>, C<incr_or_init>, C<decr_or_init>,
+C<get_lease> and C<invalidate> leave the old value as it is; so does C<flush_all>, which
+croaks.
+
+A negative time expires
 the key at once, as with Cache::Memcached::Fast (memcached's own reading of it), and a
 negative C<flush_all> delay flushes now, as there (the core's rules for signed times). A
 fractional time (C<0.4>, C<"1.7">) goes through the core's rule for fractions
 (C<mcpool_whole_seconds>): a positive fraction rounds up to whole seconds, so C<0.4> keeps the
 item 1 second, never 0, which memcached reads as "never expires" (Cache::Memcached::Fast
-sends C<0.4> as 0 and keeps it forever); a negative one stays negative. NaN and infinity
+sends C<0.4> as 0 and keeps it forever); a negative one stays negative. A refused time is
+named in C<last_error> as given (as Perl prints it), not as the whole seconds it was rounded
+to: C<2147483647.5> and C<'2147483647.5'> as C<2147483647.5> (C<replace "k": invalid ttl:
+2147483647.5 is above 2147483647, ...>), never the 2147483648 they round up to, C<'3e9'> as
+C<3e9>. NaN and infinity
 (C<9**9**9>, C<-9**9**9>, C<'nan'>, C<'inf'>) are refused as a string that is not a number
-is, named as given (C<set "k": invalid ttl: NaN is not a finite number of seconds>;
+is, named as given (C<add "k": invalid ttl: NaN is not a finite number of seconds>;
 C<get_lease> names C<vivify_ttl> or C<recache_below>, C<invalidate> C<stale_ttl>,
 C<flush_all> croaks with C<flush_all: invalid delay: Inf ...>, C<expiry_from_now> with
-C<invalid duration>); so is a time past 64 bits (C<1e30>: C<invalid ttl: 1e+30 is above
-2147483647 ...>), where the message named 9223372036854775807.
+C<invalid duration>); so is a time past 64 bits, once named 9223372036854775807:
+C<< $memd->set('k', 'v', 1e30) >> (C<1e30>, which Perl prints as C<1e+30>, the text named)
+leaves in C<last_error> exactly C<set "k": invalid ttl: 1e+30 is above 2147483647, the
+largest expiry memcached can honour; nothing was stored and the key was deleted, as
+memcached deletes it when it refuses a set>.
 
 =head1 FORK AND THREADS
 

@@ -316,6 +316,11 @@ for my $proto (qw(text meta binary)) {
     ok(!eval { Mcpool->new({ libmemcached_config => "--SERVER=$s2 --USE-UDP" }); 1 },
        'a refused word croaks');
     like($@, qr/USE-UDP/, '... naming it');
+    # the string applies the libmemcached preset itself: no default preset is sent beside it,
+    # and one given is refused by the core, naming both
+    ok(!eval { Mcpool->new({ libmemcached_config => "--SERVER=$s2", preset => 'cache-memcached' }); 1 },
+       'libmemcached_config with a preset given croaks');
+    like($@, qr/preset "cache-memcached" and libmemcached_config .*give one/, '... naming both');
 }
 
 done_testing;

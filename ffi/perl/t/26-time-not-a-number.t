@@ -1,8 +1,14 @@
 # An expiration time given as a string that is not a number ("5m", "1 hour", "", "0x3c"):
 # Perl would read "5m" as 5 seconds and "" as 0 (never expires), Cache::Memcached::Fast with
 # only a warning, a silently different expiry. Mcpool refuses it: the call returns nothing
-# (an empty list; undef in scalar context), last_error names the time as given, and the old value is intact. Numbers written
-# as strings ("60", " 7", "1e3", "0.4") are numbers. (Tester finding perl 3.)
+# (an empty list; undef in scalar context), last_error names the time as given. A set so
+# refused (set, set_bytes, set_counter, set_multi, set_multi_noreply, set_with_version)
+# deletes the key, as the core's rule for a set refused for its time
+# (mcpool_client_store_expiry_checked): Cache::Memcached::Fast stores it for the leading
+# number ('1 hour' is 1 s), so no older value is left to read there either (tester finding
+# ttl 1); last_error says the key was deleted. add, replace, cas, touch and gat leave the old
+# value intact; flush_all croaks and flushes nothing. Numbers written as strings ("60", " 7",
+# "1e3", "0.4") are numbers. (Tester finding perl 3.)
 use strict;
 use warnings;
 use Test::More;
@@ -13,26 +19,45 @@ use Mcpool;
 
 my $srv = start_memcached();
 my $m = Mcpool->new({ servers => [$srv], namespace => "tnan:" });
+my %deletes = map { $_ => 1 } qw(set set_bytes set_counter set_multi set_multi_noreply);
 for my $bad ('5m', '1 hour', '', '0x3c', 'never') {
-    ok($m->set('k', 'old'), "the old value ($bad)");
+    my $cas;
     my %calls = (
         set         => sub { $m->set('k', 'new', $bad) },
+        set_bytes   => sub { $m->set_bytes('k', 'new', 0, $bad) },
+        set_counter => sub { $m->set_counter('k', 5, $bad) },
         add         => sub { $m->add('fresh', 'new', $bad) },
         replace     => sub { $m->replace('k', 'new', $bad) },
+        cas         => sub { $m->cas('k', $cas, 'new', $bad) },
         touch       => sub { $m->touch('k', $bad) },
         gat         => sub { $m->gat($bad, 'k') },
         set_multi   => sub { ($m->set_multi(['k', 'new', $bad]))[0] },
+        add_multi   => sub { ($m->add_multi(['fresh', 'new', $bad]))[0] },
+        replace_multi => sub { ($m->replace_multi(['k', 'new', $bad]))[0] },
+        set_multi_noreply => sub { $m->set_multi_noreply(['k', 'new', $bad]) },
         touch_multi => sub { ($m->touch_multi(['k', $bad]))[0] },
     );
     for my $name (sort keys %calls) {
+        ok($m->set('k', 'old'), "the old value ($name, '$bad')");
+        $cas = $m->gets('k')->[0];
         my $r = do { no warnings 'numeric'; $calls{$name}->() };
+        my $err = $m->last_error;
         ok(!defined $r, "$name with '$bad' returns nothing");
-        like($m->last_error, qr/invalid expiration time: "\Q$bad\E" is not a number of seconds/,
+        my $op = $name eq 'set_bytes' ? 'set' : $name;    # set_bytes names the command sent
+        like($err, qr/^$op "(?:k|fresh)": invalid expiration time: "\Q$bad\E" is not a number of seconds/,
              '... last_error names it')
-            unless $name eq 'touch_multi' || $name eq 'set_multi';
-        is($m->get('k'), 'old', '... the old value is intact');
+            or diag $err;
+        if ($deletes{$name}) {
+            ok(!defined $m->get('k'), '... a set: the key was deleted, no older value to read');
+            like($err, qr/; nothing was stored and the key was deleted, as memcached deletes it when it refuses a set$/,
+                 '... and last_error says so');
+        } else {
+            is($m->get('k'), 'old', '... the old value is intact');
+            unlike($err, qr/deleted/, '... and last_error says nothing was deleted');
+        }
         ok(!defined $m->get('fresh'), '... nothing added');
     }
+    ok($m->set('k', 'old'), "the old value (flush_all, '$bad')");
     eval { $m->flush_all($bad) };
     like($@, qr/flush_all: invalid expiration time: "\Q$bad\E"/, "flush_all('$bad') croaks");
     is($m->get('k'), 'old', '... nothing flushed');
@@ -70,14 +95,26 @@ for my $good ('60', ' 7', '1e3', '0.4', 60) {
             get_lease        => sub { $meta->get_lease('k', $bad, 0) },
         );
         for my $name (sort keys %calls) {
+            ok($m->set('k', 'old'), "the old value ($name, '$bad')");
             my @r = do { no warnings 'numeric'; $calls{$name}->() };
+            my $err = $m->last_error;
             is_deeply(\@r, [], "$name with the time '$bad': an empty list in list context");
-            like($m->last_error, qr/invalid .*\Q$bad\E/i, '... last_error names the time')
-                or diag $m->last_error;
+            like($err, qr/invalid .*\Q$bad\E/i, '... last_error names the time')
+                or diag $err;
+            # the sets of 'k' (set_with_version is one) delete it; the others leave it
+            if ($name =~ /^set(?:_multi_noreply|_with_version)?$/) {
+                like($err, qr/the key was deleted/, '... a set: last_error says the key was deleted');
+                ok(!defined $m->get('k'), "... ('$bad') the key was deleted");
+            } elsif ($name eq 'set_counter') {    # a set of 'n'
+                like($err, qr/^set_counter "n": .*the key was deleted/, '... a set: last_error says the key was deleted');
+                is($m->get('k'), 'old', "... ('$bad') the old value of another key is intact");
+            } else {
+                unlike($err, qr/deleted/, '... nothing deleted');
+                is($m->get('k'), 'old', "... ('$bad') the old value is intact");
+            }
             my $r = do { no warnings 'numeric'; $calls{$name}->() };
             ok(!defined $r, '... undef in scalar context');
         }
-        is($m->get('k'), 'old', "... ('$bad') the old value is intact");
         ok(!defined $m->get('fresh') && !defined $m->get('n'), '... nothing added');
     }
 }
@@ -102,6 +139,21 @@ for my $t (60, '60', 0.4, undef) {
         ${ $obj->{n} } = 0;
         $calls{$name}->();
         is(${ $obj->{n} }, 1, "$name fetches a tied time once (" . ($t // 'undef') . ")");
+    }
+}
+# ... a refused one too (its message named it by a second FETCH)
+for my $t ('5m', 9**9**9, 2**32, 2147483647.5) {
+    my $obj = tie my $tied, 'CountingTime', $t;
+    my %calls = (
+        set     => sub { $m->set('t', 'v', $tied) },
+        replace => sub { $m->replace('t', 'v', $tied) },
+        touch   => sub { $m->touch('t', $tied) },
+    );
+    for my $name (sort keys %calls) {
+        ${ $obj->{n} } = 0;
+        ok(!defined $calls{$name}->(), "$name with a tied time '$t': refused");
+        like($m->last_error, qr/\Q$t\E/, '... named as given');
+        is(${ $obj->{n} }, 1, '... fetched once');
     }
 }
 done_testing();

@@ -2,9 +2,12 @@
 # number the caller never wrote (the core's rule for fractions reads NaN and infinity as
 # INT64_MAX). It is now named as given, by every call that takes a time: `set "k": invalid
 # ttl: NaN is not a finite number of seconds` (lease and stale times by their own names,
-# flush_all's delay croaks as for any time it refuses); nothing is sent, the old value intact
-# (tester finding expiry 4). -Inf too, as Python refuses it. A finite number past 64 bits
-# (1e30, 2**64) was named 9223372036854775807 the same way: now as given.
+# flush_all's delay croaks as for any time it refuses); nothing is stored (tester finding
+# expiry 4). -Inf too, as Python refuses it. A finite number past 64 bits (1e30, 2**64) was
+# named 9223372036854775807 the same way: now as given. A set so refused (set, set_multi,
+# set_multi_noreply, set_with_version) deletes the key, the core's rule for a set refused for
+# its time (tester finding ttl 1), and its message says so; add, replace, cas, touch, gat and
+# the counters leave the old value intact.
 use strict;
 use warnings;
 use Test::More;
@@ -55,9 +58,21 @@ for my $case (@times) {
         invalidate        => [ sub { $meta->invalidate('k', $t) }, 'stale_ttl' ],
         set_with_version  => [ sub { $meta->set_with_version('k', 'new', 7, $t) }, 'ttl' ],
     );
+    # the sets, whose refusal deletes their key: [the client, the key]
+    my %sets = (
+        set               => [ $m, 'k' ],
+        set_multi         => [ $m, 'k' ],
+        set_multi_noreply => [ $m, 'k' ],
+        set_counter       => [ $m, 'c' ],
+        set_with_version  => [ $meta, 'k' ],
+    );
     for my $call (sort keys %calls) {
         my ($run, $what, $op) = @{ $calls{$call} };
         $op //= $call;
+        $m->set('k', 'old');
+        $m->set('c', 5);
+        $meta->set('k', 'old');
+        $cas = $m->gets('k')->[0];
         my @w;
         my $r = do { local $SIG{__WARN__} = sub { push @w, @_ }; $run->() };
         ok(!$r, "$call with the time $name: refused");
@@ -66,9 +81,20 @@ for my $case (@times) {
              "... last_error names the time as given ($err)");
         unlike($err, qr/9223372036854775807/, '... never INT64_MAX');
         is("@w", '', '... no Perl warning');
+        if (my $set = $sets{$call}) {
+            my ($client, $key) = @$set;
+            like($err, qr/; nothing was stored and the key was deleted, as memcached deletes it when it refuses a set$/,
+                 '... a set: the key was deleted');
+            ok(!defined $client->get($key), "$name: $call deleted the key, no older value to read");
+            is($m->get('c'), 5, "$name: the counter intact") unless $key eq 'c';
+        } else {
+            unlike($err, qr/deleted/, '... nothing deleted');
+            is($m->get('k'), 'old', "$name: $call left the old value intact");
+            is($meta->get('k'), 'old', '... and the other client\'s') if $op =~ /lease|invalidate/;
+            is($m->get('c'), 5, "$name: the counter intact");
+        }
     }
-    is($m->get('k'), 'old', "$name: the old value intact");
-    is($m->get('c'), 5, "$name: the counter intact");
+    $m->set('k', 'old');
     ok(!defined $m->get('fresh'), "$name: nothing added");
 
     my $gm = $m->gat_multi($t, 'k');
@@ -88,13 +114,40 @@ for my $case (@times) {
 for my $t (1e30, 2**64, 2**63, 18446744073709551615, '99999999999999999999') {
     $m->set('k', 'old');
     ok(!defined $m->set('k', 'new', $t), "set with the time $t: refused");
-    like(Mcpool::last_error(), qr/^set "k": invalid ttl: \Q$t\E is above 2147483647/, '... named as given');
+    like(Mcpool::last_error(), qr/^set "k": invalid ttl: \Q$t\E is above 2147483647, the largest expiry memcached can honour; nothing was stored and the key was deleted/,
+         '... named as given; the key was deleted');
+    ok(!defined $m->get('k'), '... and it is gone');
+    $m->set('k', 'old');
+    ok(!defined $m->replace('k', 'new', $t), "replace with the time $t: refused");
+    like(Mcpool::last_error(), qr/^replace "k": invalid ttl: \Q$t\E is above 2147483647, the largest expiry memcached can honour$/,
+         '... named as given');
+    is($m->get('k'), 'old', '... the old value intact');
+    # a lease's times are durations of 30 days at most (the core's rule)
     ok(!defined(($meta->get_lease('k', $t, 5))[0]), "get_lease with the vivify_ttl $t: refused");
-    like(Mcpool::last_error(), qr/^get_lease "k": invalid vivify_ttl: \Q$t\E is above 2147483647/, '... named as given');
+    like(Mcpool::last_error(), qr/^get_lease "k": invalid vivify_ttl: \Q$t\E is above 2592000 \(30 days\): a vivify_ttl is a duration/,
+         '... named as given');
     my @r = $m->set_multi(['k', 'new', $t]);
     ok(!defined $r[0], "set_multi with the time $t: refused");
-    like(Mcpool::last_error(), qr/^set_multi "k": invalid ttl: \Q$t\E is above 2147483647/, '... named as given');
-    is($m->get('k'), 'old', '... the old value intact');
+    like(Mcpool::last_error(), qr/^set_multi "k": invalid ttl: \Q$t\E is above 2147483647.*the key was deleted/,
+         '... named as given; the key was deleted');
+    ok(!defined $m->get('k'), '... and it is gone');
+}
+
+# The POD's example (BAD INPUT) is the message printed: Perl prints 1e30 as 1e+30, its own
+# text for the number, and that text is what the message names (tester finding ttl 5: the
+# example did not match).
+{
+    my $pod = do {
+        open my $fh, '<', "$FindBin::Bin/../lib/Mcpool.pm" or die $!;
+        local $/;
+        <$fh>;
+    };
+    my ($example) = $pod =~ /C<< \$memd->set\('k', 'v', 1e30\) >>\s+\(C<1e30>,\s+which\s+Perl\s+prints\s+as\s+C<1e\+30>,\s+the\s+text\s+named\)\s+leaves\s+in\s+C<last_error>\s+exactly\s+C<(.*?)>\./s;
+    ok(defined $example, "the POD's example for 1e30 is found");
+    $example =~ s/\s+/ /g if defined $example;
+    $m->set('k', 'old');
+    $m->set('k', 'new', 1e30);
+    is(Mcpool::last_error(), $example, "... and it is the message printed");
 }
 
 # Finite times are unchanged: a fraction rounds up, a negative one expires at once.
