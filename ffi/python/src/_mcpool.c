@@ -383,16 +383,38 @@ static int key_bytes(PyObject *key, const uint8_t **p, size_t *n, PyObject **own
     return -1;
 }
 
+/* The thread's last error, a time refused by the core, as a new str: in the words the call
+ * itself uses for 2**31 (`set "k": invalid ttl: 4294967296 is above 2147483647 ...`), the
+ * number named as the caller wrote it. seconds is the number the core was given; given
+ * (borrowed; NULL when seconds is the caller's number) is what the caller wrote, a float
+ * that is no whole number or an int beyond 64 bits, and the message names it instead.
+ * core_what is the core's name of the time, what the call's ("delay" is checked as a
+ * "ttl"). NULL with an exception. */
+static PyObject *time_message(const char *core_what, const char *what, int64_t seconds,
+                              PyObject *given) {
+    PyObject *msg = PyUnicode_DecodeUTF8(mcpool_last_error_message(),
+                                         (Py_ssize_t)mcpool_last_error_length(), "replace");
+    if (msg == NULL || (given == NULL && strcmp(core_what, what) == 0))
+        return msg;
+    PyObject *from = PyUnicode_FromFormat("invalid %s: %lld", core_what, (long long)seconds);
+    PyObject *to = given != NULL ? PyUnicode_FromFormat("invalid %s: %U", what, given)
+                                 : PyUnicode_FromFormat("invalid %s: %lld", what,
+                                                        (long long)seconds);
+    PyObject *named = from != NULL && to != NULL ? PyUnicode_Replace(msg, from, to, 1) : NULL;
+    Py_XDECREF(from);
+    Py_XDECREF(to);
+    Py_DECREF(msg);
+    return named;
+}
+
 /* A time argument refused as the caller wrote it (tester finding expiry 3: one beyond 32
  * bits, or a negative lease time, was "expiry time must be between 0 and 2147483647
  * seconds", no call, key, argument or number): mcpool_expiry_checked's error for the call op
  * on key (a str or bytes as given; NULL: the call's own time, a batch's or flush_all's), in
- * the words the call itself uses for 2**31 (`set "k": invalid ttl: 4294967296 is above
- * 2147483647 ...`), with `server` None as there. seconds is the number the core is given;
- * given (stolen; NULL when seconds is the caller's number) is what the caller wrote, a float
- * that is no whole number or an int beyond 64 bits, and the message names it instead. The
- * core takes no "delay" (flush_all's): it is checked as a "ttl" and named as the call names
- * it. Returns -1 with the exception, or 0 and *out if the core takes the time after all. */
+ * time_message's words, with `server` None as for 2**31. seconds and given (stolen) as
+ * time_message's. The core takes no "delay" (flush_all's): it is checked as a "ttl" and
+ * named as the call names it. Returns -1 with the exception, or 0 and *out if the core takes
+ * the time after all. A store's time goes to store_ttl instead. */
 static int time_refused(const char *op, PyObject *key, const char *what, int64_t seconds,
                         PyObject *given, uint32_t *out) {
     const char *core_what = strcmp(what, "delay") == 0 ? "ttl" : what;
@@ -409,29 +431,80 @@ static int time_refused(const char *op, PyObject *key, const char *what, int64_t
         Py_XDECREF(given);
         return 0;
     }
-    PyObject *msg = PyUnicode_DecodeUTF8(mcpool_last_error_message(),
-                                         (Py_ssize_t)mcpool_last_error_length(), "replace");
-    if (msg != NULL && (given != NULL || strcmp(core_what, what) != 0)) {
-        PyObject *from = PyUnicode_FromFormat("invalid %s: %lld", core_what, (long long)seconds);
-        PyObject *to = given != NULL ? PyUnicode_FromFormat("invalid %s: %U", what, given)
-                                     : PyUnicode_FromFormat("invalid %s: %lld", what,
-                                                            (long long)seconds);
-        PyObject *named = from != NULL && to != NULL ? PyUnicode_Replace(msg, from, to, 1)
-                                                     : NULL;
-        Py_XDECREF(from);
-        Py_XDECREF(to);
-        Py_DECREF(msg);
-        msg = named;
-    }
+    PyObject *msg = time_message(core_what, what, seconds, given);
     Py_XDECREF(given);
     raise_at(error_class(st), st, msg, Py_None);
     return -1;
 }
 
+/* Reads a time argument (None: 0) for time_arg (what as there): 1 with *out, the C ABI's
+ * uint32_t, when the time can be passed on as it is (0 to 2**32-1, the calls refusing one
+ * above MCPOOL_MAX_TTL) or is a negative "ttl" or "delay" (the core's rules for signed
+ * times); 0 with *seconds and *given (a new reference or NULL, as time_message's) when the
+ * core is to refuse it (beyond 32 bits, a negative lease time, a fraction above
+ * MCPOOL_MAX_TTL); -1 with an exception (not a number, nan, a bool). */
+static int time_parse(PyObject *o, const char *what, int64_t *seconds, PyObject **given,
+                      uint32_t *out) {
+    *given = NULL; /* the caller's number, when *seconds is not it */
+    if (o == NULL || o == Py_None) {
+        *out = 0;
+        return 1;
+    }
+    if (PyFloat_Check(o)) {
+        double d = PyFloat_AsDouble(o);
+        if (!isfinite(d)) { /* nan, inf, -inf (tester finding pyteam 5: named a range) */
+            PyErr_Format(ClientError, "expiry time must be a finite number of seconds, not %R",
+                         o);
+            return -1;
+        }
+        *seconds = mcpool_whole_seconds(d);
+        if ((double)*seconds != d) {
+            /* named as a float (a subclass's repr may be another: numpy's "np.float64(..)") */
+            PyObject *f = PyFloat_FromDouble(d);
+            *given = f != NULL ? PyObject_Repr(f) : NULL;
+            Py_XDECREF(f);
+            if (*given == NULL)
+                return -1;
+        }
+    } else if (PyBool_Check(o) || !PyIndex_Check(o)) {
+        PyErr_Format(ClientTypeError, "expiry time must be an int, not %.100s", TPNAME(o));
+        return -1;
+    } else {
+        PyObject *i = PyNumber_Index(o);
+        if (i == NULL)
+            return -1;
+        int overflow = 0;
+        long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+        if (v == -1 && !overflow && PyErr_Occurred()) {
+            Py_DECREF(i);
+            return -1;
+        }
+        *seconds = overflow > 0 ? INT64_MAX : overflow < 0 ? INT64_MIN : (int64_t)v;
+        if (overflow && (*given = PyObject_Str(i)) == NULL) {
+            Py_DECREF(i);
+            return -1;
+        }
+        Py_DECREF(i);
+    }
+    if (*seconds < 0 && (strcmp(what, "ttl") == 0 || strcmp(what, "delay") == 0)) {
+        Py_CLEAR(*given);
+        *out = strcmp(what, "ttl") == 0 ? mcpool_expiry_from_signed(*seconds)
+                                        : mcpool_delay_from_signed(*seconds);
+        return 1;
+    }
+    if (*seconds >= 0 && *seconds <= (*given != NULL ? MCPOOL_MAX_TTL : UINT32_MAX)) {
+        Py_CLEAR(*given);
+        *out = (uint32_t)*seconds;
+        return 1;
+    }
+    return 0;
+}
+
 /* Seconds of a time argument (None: 0) as the C ABI's uint32_t, for the call op on key (a
  * str or bytes as given; NULL for a time of the whole call: a batch's, flush_all's). what
- * names it as the core does: "ttl" (a store's, touch's or counter's expiry), "delay"
- * (flush_all's) or a lease's "vivify_ttl", "recache_below", "stale_ttl".
+ * names it as the core does: "ttl" (a touch's or counter's expiry), "delay" (flush_all's) or
+ * a lease's "vivify_ttl", "recache_below", "stale_ttl". A store's expiry is
+ * store_time_parse's and store_ttl's.
  *
  * An int, or any integer with __index__ (numpy.int64, not an int subclass: operator.index,
  * as pylibmc takes one; tester finding expiry 6), never a bool; or a float, which goes
@@ -448,60 +521,77 @@ static int time_refused(const char *op, PyObject *key, const char *what, int64_t
  * in the same words (time_refused). -1 with an exception. */
 static int time_arg(PyObject *o, const char *op, PyObject *key, const char *what,
                     uint32_t *out) {
-    if (o == NULL || o == Py_None) {
-        *out = 0;
-        return 0;
-    }
-    int64_t seconds;
-    PyObject *given = NULL; /* the caller's number, when seconds is not it */
-    if (PyFloat_Check(o)) {
-        double d = PyFloat_AsDouble(o);
-        if (!isfinite(d)) { /* nan, inf, -inf (tester finding pyteam 5: named a range) */
-            PyErr_Format(ClientError, "expiry time must be a finite number of seconds, not %R",
-                         o);
-            return -1;
-        }
-        seconds = mcpool_whole_seconds(d);
-        if ((double)seconds != d) {
-            /* named as a float (a subclass's repr may be another: numpy's "np.float64(..)") */
-            PyObject *f = PyFloat_FromDouble(d);
-            given = f != NULL ? PyObject_Repr(f) : NULL;
-            Py_XDECREF(f);
-            if (given == NULL)
-                return -1;
-        }
-    } else if (PyBool_Check(o) || !PyIndex_Check(o)) {
-        PyErr_Format(ClientTypeError, "expiry time must be an int, not %.100s", TPNAME(o));
-        return -1;
-    } else {
-        PyObject *i = PyNumber_Index(o);
-        if (i == NULL)
-            return -1;
-        int overflow = 0;
-        long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
-        if (v == -1 && !overflow && PyErr_Occurred()) {
-            Py_DECREF(i);
-            return -1;
-        }
-        seconds = overflow > 0 ? INT64_MAX : overflow < 0 ? INT64_MIN : (int64_t)v;
-        if (overflow && (given = PyObject_Str(i)) == NULL) {
-            Py_DECREF(i);
-            return -1;
-        }
-        Py_DECREF(i);
-    }
-    if (seconds < 0 && (strcmp(what, "ttl") == 0 || strcmp(what, "delay") == 0)) {
-        Py_XDECREF(given);
-        *out = strcmp(what, "ttl") == 0 ? mcpool_expiry_from_signed(seconds)
-                                        : mcpool_delay_from_signed(seconds);
-        return 0;
-    }
-    if (seconds >= 0 && seconds <= (given != NULL ? MCPOOL_MAX_TTL : UINT32_MAX)) {
-        Py_XDECREF(given);
-        *out = (uint32_t)seconds;
-        return 0;
-    }
+    int64_t seconds = 0;
+    PyObject *given;
+    int r = time_parse(o, what, &seconds, &given, out);
+    if (r != 0)
+        return r < 0 ? -1 : 0;
     return time_refused(op, key, what, seconds, given, out);
+}
+
+/* A store's expiry (time_parse's): ok with ttl, the time the store takes as it is (0 to
+ * MCPOOL_MAX_TTL, a negative one as the core's EXPIRED_AT_ONCE); otherwise refused: seconds
+ * and given (a new reference or NULL) as time_message's, for the core to check per key
+ * (store_time_status). */
+typedef struct {
+    int ok;
+    uint32_t ttl;
+    int64_t seconds;
+    PyObject *given;
+} store_time_t;
+
+/* Reads a store's time argument o into *t (release t->given after). -1 with an exception. */
+static int store_time_parse(PyObject *o, store_time_t *t) {
+    t->seconds = 0;
+    int r = time_parse(o, "ttl", &t->seconds, &t->given, &t->ttl);
+    if (r < 0)
+        return -1;
+    if (r == 1 && t->ttl > MCPOOL_MAX_TTL) /* 2**31 to 2**32-1: the core's check too */
+        t->seconds = t->ttl, r = 0;
+    t->ok = r == 1;
+    return 0;
+}
+
+/* The core's check of a refused store time t (t->ok false) for a store by op of key k (kn
+ * bytes, as the store takes it: the core adds the client's key_prefix) in the call `call`,
+ * by the store's own rule (mcpool_client_store_expiry_checked): refused, and for
+ * MCPOOL_STORE_SET the key deleted (its own round trip), as the store itself would (tester
+ * finding ttl 1: the clients mcpool replaces send such a set and memcached stores it
+ * already expired, so no older value is left to read). The status; for an error *msg is
+ * its message (time_message's, a new str), or NULL with an exception (a signal handler that
+ * raised during the delete, no memory). */
+static mcpool_status store_time_status(ClientObject *self, const char *call,
+                                       mcpool_store_op op, const uint8_t *k, size_t kn,
+                                       const store_time_t *t, uint32_t *out, PyObject **msg) {
+    mcpool_status st;
+    *msg = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    st = mcpool_client_store_expiry_checked(self->client, call, op, k, kn, t->seconds, out);
+    Py_END_ALLOW_THREADS
+    if (st != MCPOOL_OK && !PyErr_Occurred())
+        *msg = time_message("ttl", "ttl", t->seconds, t->given);
+    return st;
+}
+
+/* The expiry of a store by op (an mcpool_store_op) of key k (kn bytes, as the store takes
+ * it) in the call `call`, from t (store_time_parse's): t->ttl, or a time the store cannot
+ * take refused by the core's rule for stores (store_time_status: a refused set deletes the
+ * key), in time_message's words with `server` None. Called once the call's own arguments
+ * are checked, just before the store: it is the store's last check. 0 with *out, or -1
+ * with an exception. */
+static int store_ttl(ClientObject *self, const char *call, mcpool_store_op op,
+                     const uint8_t *k, size_t kn, const store_time_t *t, uint32_t *out) {
+    if (t->ok) {
+        *out = t->ttl;
+        return 0;
+    }
+    PyObject *msg;
+    mcpool_status st = store_time_status(self, call, op, k, kn, t, out, &msg);
+    if (st == MCPOOL_OK)
+        return 0;
+    if (msg != NULL)
+        raise_at(error_class(st), st, msg, Py_None);
+    return -1;
 }
 
 /* A non-negative 64-bit number (delta, version). */
@@ -2241,17 +2331,19 @@ typedef mcpool_store_op store_op;
 #define OP_ADD MCPOOL_STORE_ADD
 #define OP_REPLACE MCPOOL_STORE_REPLACE
 
-/* One store: 1 stored, 0 not stored, -1 error (exception set). mcl: a per-call
- * min_compress_len (NULL: the client's rule) and level its compress_level (NULL: the
- * client's level), the core's per-item decision (compress_choice). */
-static int do_store(ClientObject *self, store_op op, PyObject *key, PyObject *value,
-                    uint32_t ttl, PyObject *mcl, PyObject *level) {
+/* One store by fname: 1 stored, 0 not stored, -1 error (exception set). t: its expiry
+ * (store_time_parse's; store_ttl checks it last). mcl: a per-call min_compress_len (NULL:
+ * the client's rule) and level its compress_level (NULL: the client's level), the core's
+ * per-item decision (compress_choice). */
+static int do_store(ClientObject *self, store_op op, const char *fname, PyObject *key,
+                    PyObject *value, const store_time_t *t, PyObject *mcl, PyObject *level) {
     mcpool_client *c = self->client;
     const uint8_t *k;
     size_t kn;
     value_t v;
     mcpool_status st;
     PyObject *own;
+    uint32_t ttl;
     if (key_bytes(key, &k, &kn, &own) < 0)
         return -1;
     if (serialize(self, value, &v) < 0) {
@@ -2259,7 +2351,7 @@ static int do_store(ClientObject *self, store_op op, PyObject *key, PyObject *va
         return -1;
     }
     int choice = compress_choice(c, mcl, level, v.n);
-    if (choice == -2) {
+    if (choice == -2 || store_ttl(self, fname, op, k, kn, t, &ttl) < 0) {
         Py_XDECREF(v.owner);
         Py_XDECREF(own);
         return -1;
@@ -2286,15 +2378,16 @@ static const argname_t store_names[] = {{"key", 0},    {"value", 1},  {"val", 1}
 static PyObject *store(ClientObject *self, store_op op, const char *fname, PyObject *const *args,
                        Py_ssize_t nargs, PyObject *kw) {
     PyObject *a[6];
-    uint32_t ttl;
+    store_time_t t;
     CHECK_OPEN(self);
     if (NO_KW(kw) && nargs == 2)
         a[0] = args[0], a[1] = args[1], a[2] = a[3] = a[5] = NULL;
     else if (parse_args(fname, args, nargs, kw, store_names, 8, 6, 4, 2, a) < 0)
         return NULL;
-    if (time_arg(a[2], fname, a[0], "ttl", &ttl) < 0)
+    if (store_time_parse(a[2], &t) < 0)
         return NULL;
-    int r = do_store(self, op, a[0], a[1], ttl, a[3], a[5]);
+    int r = do_store(self, op, fname, a[0], a[1], &t, a[3], a[5]);
+    Py_XDECREF(t.given);
     if (r < 0)
         return NULL;
     return PyBool_FromLong(r);
@@ -2385,18 +2478,25 @@ static PyObject *Client_set_bytes(ClientObject *self, PyObject *const *args, Py_
     const uint8_t *k, *vp;
     size_t kn, vn;
     uint32_t flags, ttl;
+    store_time_t t;
     mcpool_status st;
     CHECK_OPEN(self);
     if (parse_args("set_bytes", args, nargs, kw, names, 6, 4, 4, 3, a) < 0)
         return NULL;
-    if (flags_arg(a[2], a[0], &flags) < 0 || time_arg(a[3], "set_bytes", a[0], "ttl", &ttl) < 0)
+    if (flags_arg(a[2], a[0], &flags) < 0 || store_time_parse(a[3], &t) < 0)
         return NULL;
-    if (key_bytes(a[0], &k, &kn, &kown) < 0)
-        return NULL;
-    if (bytes_value(a[1], a[0], &vp, &vn, &vown) < 0) {
-        Py_XDECREF(kown);
+    if (key_bytes(a[0], &k, &kn, &kown) < 0) {
+        Py_XDECREF(t.given);
         return NULL;
     }
+    if (bytes_value(a[1], a[0], &vp, &vn, &vown) < 0 ||
+        store_ttl(self, "set_bytes", MCPOOL_STORE_SET, k, kn, &t, &ttl) < 0) {
+        Py_XDECREF(vown); /* NULL when bytes_value failed */
+        Py_XDECREF(kown);
+        Py_XDECREF(t.given);
+        return NULL;
+    }
+    Py_XDECREF(t.given);
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_set(self->client, k, kn, vp, vn, flags, ttl);
     Py_END_ALLOW_THREADS
@@ -2491,20 +2591,31 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
     uint32_t ttl;
     uint64_t cas;
     value_t v;
+    store_time_t t;
     mcpool_status st;
     CHECK_OPEN(self);
     if (parse_args("cas", args, nargs, kw, names, 8, 6, 4, 3, a) < 0)
         return NULL;
-    if (time_arg(a[3], "cas", a[0], "ttl", &ttl) < 0 || cas_arg(a[2], "cas", a[0], &cas) < 0)
+    if (store_time_parse(a[3], &t) < 0)
         return NULL;
     mcpool_client *c = self->client; /* a per-call min_compress_len: the client's rule */
     PyObject *own;
-    if (key_bytes(a[0], &k, &kn, &own) < 0)
-        return NULL;
-    if (serialize(self, a[1], &v) < 0) {
-        Py_XDECREF(own);
+    if (cas_arg(a[2], "cas", a[0], &cas) < 0 || key_bytes(a[0], &k, &kn, &own) < 0) {
+        Py_XDECREF(t.given);
         return NULL;
     }
+    if (serialize(self, a[1], &v) < 0) {
+        Py_XDECREF(own);
+        Py_XDECREF(t.given);
+        return NULL;
+    }
+    if (store_ttl(self, "cas", MCPOOL_STORE_CAS, k, kn, &t, &ttl) < 0) {
+        Py_XDECREF(v.owner);
+        Py_XDECREF(own);
+        Py_XDECREF(t.given);
+        return NULL;
+    }
+    Py_XDECREF(t.given);
     st = store_value(c, MCPOOL_STORE_CAS, k, kn, &v, ttl, cas);
     Py_XDECREF(v.owner);
     Py_XDECREF(own);
@@ -2638,7 +2749,10 @@ static void batch_free(batch_t *b) {
 }
 
 /* Stores pairs (mapping_pairs'; b their batch) with the store command op, in one pipelined
- * round trip per server, and fills b's statuses and messages. Every item has expiry ttl, CAS
+ * round trip per server, and fills b's statuses and messages. Every item has expiry t
+ * (store_time_parse's; one the stores cannot take is refused for each key, after the
+ * values are checked, by the core's rule for stores, store_time_status: a set's keys
+ * deleted, nothing stored, each item failing as for 2**31), CAS
  * unique cas[i] (cas NULL: none; read for MCPOOL_STORE_CAS only) and, for a per-call
  * min_compress_len mcl (level: its compress_level), its own compression choice. With
  * bytes_only (append, prepend) a value is sent as its bytes, str or bytes only, as the single
@@ -2648,7 +2762,7 @@ static void batch_free(batch_t *b) {
  * Every value is checked before anything is sent. 0, or -1 with an exception (a refused
  * value, the call's TTL refused by the core, a value format without a form for a value). */
 static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
-                       PyObject *pairs, batch_t *b, uint32_t ttl, const uint64_t *cas,
+                       PyObject *pairs, batch_t *b, const store_time_t *t, const uint64_t *cas,
                        PyObject *prefix, PyObject *mcl, PyObject *level, int bytes_only) {
     Py_ssize_t n = b->n, done = 0;
     int rc = -1;
@@ -2686,7 +2800,7 @@ static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
         vptrs[done] = (const uint8_t *)v->p;
         vlens[done] = (size_t)v->n;
         kinds[done] = v->kind;
-        ttls[done] = ttl;
+        ttls[done] = t->ttl;
         if (compress != NULL) {
             int choice = compress_choice(self->client, mcl, level, v->n);
             if (choice < 0) {
@@ -2696,21 +2810,33 @@ static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
             compress[done] = (uint8_t)choice;
         }
     }
-    mcpool_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = bytes_only ? mcpool_client_store_multi(self->client, op, ks.ptrs, ks.lens, vptrs, vlens,
-                                                NULL, ttls, cas, (size_t)n, compress, b->sts)
-                    : mcpool_client_store_multi_kind(self->client, op, ks.ptrs, ks.lens, kinds,
-                                                     vptrs, vlens, NULL, ttls, cas, (size_t)n,
-                                                     compress, b->sts);
-    Py_END_ALLOW_THREADS
-    if (st != MCPOOL_OK) {
-        raise_status(st);
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if ((b->msgs[i] = item_message(i)) == NULL && PyErr_Occurred())
+    mcpool_status st = MCPOOL_OK;
+    if (!t->ok) {
+        /* above MCPOOL_MAX_TTL: the core refuses it for every key (the keys as the store
+         * takes them, key_prefix included), so nothing is sent but a set's deletes */
+        for (Py_ssize_t i = 0; i < n; i++) {
+            b->sts[i] = store_time_status(self, name, op, ks.ptrs[i], ks.lens[i], t, &ttls[i],
+                                          &b->msgs[i]);
+            if (b->sts[i] != MCPOOL_OK && b->msgs[i] == NULL)
+                goto done;
+        }
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        st = bytes_only
+                 ? mcpool_client_store_multi(self->client, op, ks.ptrs, ks.lens, vptrs, vlens,
+                                             NULL, ttls, cas, (size_t)n, compress, b->sts)
+                 : mcpool_client_store_multi_kind(self->client, op, ks.ptrs, ks.lens, kinds,
+                                                  vptrs, vlens, NULL, ttls, cas, (size_t)n,
+                                                  compress, b->sts);
+        Py_END_ALLOW_THREADS
+        if (st != MCPOOL_OK) {
+            raise_status(st);
             goto done;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            if ((b->msgs[i] = item_message(i)) == NULL && PyErr_Occurred())
+                goto done;
+        }
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         /* raised, as for set: a kind the value format lacks (ClientTypeError), a value it has
@@ -2748,7 +2874,7 @@ done:
  * dict, or NULL) an item's error does not raise: the key is listed and record_failures puts
  * its exception in failed (the compat modules, which answer as their peers do). */
 static PyObject *stored_or_failed(ClientObject *self, mcpool_store_op op, const char *name,
-                                  PyObject *mapping, uint32_t ttl, PyObject *prefix,
+                                  PyObject *mapping, const store_time_t *t, PyObject *prefix,
                                   PyObject *mcl, PyObject *level, int bytes_only,
                                   PyObject *failed) {
     PyObject *pairs = mapping_pairs(name, mapping), *result = NULL;
@@ -2756,7 +2882,7 @@ static PyObject *stored_or_failed(ClientObject *self, mcpool_store_op op, const 
         return NULL;
     batch_t b = {0, NULL, NULL, NULL};
     if (batch_init(&b, pairs) == 0 &&
-        store_pairs(self, op, name, pairs, &b, ttl, NULL, prefix, mcl, level, bytes_only) == 0) {
+        store_pairs(self, op, name, pairs, &b, t, NULL, prefix, mcl, level, bytes_only) == 0) {
         result = failed_keys(name, b.keys, b.sts, b.msgs, b.n, failed != NULL);
         if (result != NULL && failed != NULL &&
             record_failures(failed, b.keys, b.sts, b.msgs, b.n) < 0)
@@ -2777,7 +2903,7 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
                                       {"expire", 1},  {"key_prefix", 2},       {"min_compress_len", 3},
                                       {"noreply", 4}, {"compress_level", 5},   {"_failed", 6}};
     PyObject *a[7];
-    uint32_t ttl;
+    store_time_t t;
     CHECK_OPEN(self);
     if (parse_args(name, args, nargs, kw, names, 9, 7, 4, 1, a) < 0)
         return NULL;
@@ -2785,10 +2911,13 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
         PyErr_SetString(PyExc_TypeError, "_failed must be a dict");
         return NULL;
     }
-    if (time_arg(a[1], name, NULL, "ttl", &ttl) < 0 ||
-        compress_choice(self->client, a[3], a[5], 0) == -2)
+    if (store_time_parse(a[1], &t) < 0)
         return NULL;
-    return stored_or_failed(self, op, name, a[0], ttl, a[2], a[3], a[5], 0, a[6]);
+    PyObject *r = compress_choice(self->client, a[3], a[5], 0) == -2
+                      ? NULL
+                      : stored_or_failed(self, op, name, a[0], &t, a[2], a[3], a[5], 0, a[6]);
+    Py_XDECREF(t.given);
+    return r;
 }
 
 static PyObject *Client_set_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
@@ -2809,21 +2938,26 @@ static PyObject *Client_replace_multi(ClientObject *self, PyObject *const *args,
  * is sent) without waiting for each reply (mcpool_client_set_multi_noreply: text's noreply
  * and one barrier per server; meta and binary answer every item). None, or the first
  * failure's exception once the others are sent: what the core refused before sending (a bad
- * key, a value too large) fails alone. */
+ * key, a value too large) fails alone. A time the stores cannot take is refused for every
+ * key by the core's rule for sets (store_time_status: the keys deleted), nothing stored,
+ * the first key's exception raised. */
 static PyObject *Client_set_multi_noreply(ClientObject *self, PyObject *const *args,
                                           Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"mapping", 0}, {"values", 0}, {"time", 1},
                                       {"expire", 1}, {"key_prefix", 2}};
     const char *name = "set_multi_noreply";
     PyObject *a[3], *pairs, *keys = NULL, *result = NULL;
-    uint32_t ttl;
+    uint32_t ttl = 0;
+    store_time_t t;
     keys_t ks;
     CHECK_OPEN(self);
     if (parse_args(name, args, nargs, kw, names, 5, 3, 3, 1, a) < 0 ||
-        time_arg(a[1], name, NULL, "ttl", &ttl) < 0)
+        store_time_parse(a[1], &t) < 0)
         return NULL;
-    if ((pairs = mapping_pairs(name, a[0])) == NULL)
+    if ((pairs = mapping_pairs(name, a[0])) == NULL) {
+        Py_XDECREF(t.given);
         return NULL;
+    }
     Py_ssize_t n = PyTuple_Size(pairs), done = 0;
     PyObject **owners = PyMem_Calloc((size_t)n + 1, sizeof(*owners));
     const uint8_t **vptrs = PyMem_Calloc((size_t)n + 1, sizeof(*vptrs));
@@ -2843,6 +2977,29 @@ static PyObject *Client_set_multi_noreply(ClientObject *self, PyObject *const *a
                          PyTuple_GetItem(PyTuple_GetItem(pairs, done), 1), &vptrs[done],
                          &vlens[done], &owners[done]) < 0)
             goto done;
+    if (t.ok) {
+        ttl = t.ttl;
+    } else {
+        PyObject *first = NULL; /* the first key's refusal, raised once every key is checked */
+        mcpool_status first_st = MCPOOL_OK;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *msg;
+            mcpool_status st = store_time_status(self, name, MCPOOL_STORE_SET, ks.ptrs[i],
+                                                 ks.lens[i], &t, &ttl, &msg);
+            if (st != MCPOOL_OK && msg == NULL) {
+                Py_XDECREF(first);
+                goto done;
+            }
+            if (first == NULL && msg != NULL)
+                first = msg, first_st = st;
+            else
+                Py_XDECREF(msg);
+        }
+        if (first != NULL) {
+            raise_at(error_class(first_st), first_st, first, Py_None);
+            goto done;
+        }
+    }
     mcpool_status st;
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_set_multi_noreply(self->client, ks.ptrs, ks.lens, vptrs, vlens,
@@ -2859,6 +3016,7 @@ done:
     PyMem_Free(vlens);
     Py_XDECREF(keys);
     Py_DECREF(pairs);
+    Py_XDECREF(t.given);
     return result;
 }
 
@@ -2880,8 +3038,9 @@ static PyObject *concat_multi(ClientObject *self, int append, PyObject *const *a
         PyErr_SetString(PyExc_TypeError, "_failed must be a dict");
         return NULL;
     }
+    store_time_t t = {1, 0, 0, NULL}; /* memcached keeps the item's expiry */
     return stored_or_failed(self, append ? MCPOOL_STORE_APPEND : MCPOOL_STORE_PREPEND, name,
-                            a[0], 0, a[1], NULL, NULL, 1, a[2]);
+                            a[0], &t, a[1], NULL, NULL, 1, a[2]);
 }
 
 static PyObject *Client_append_multi(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
@@ -2962,14 +3121,16 @@ static PyObject *Client_cas_multi(ClientObject *self, PyObject *const *args, Py_
     static const argname_t names[] = {{"mapping", 0}, {"values", 0}, {"time", 1},
                                       {"expire", 1}, {"key_prefix", 2}};
     PyObject *a[3];
-    uint32_t ttl;
+    store_time_t t;
     CHECK_OPEN(self);
     if (parse_args("cas_multi", args, nargs, kw, names, 5, 3, 3, 1, a) < 0 ||
-        time_arg(a[1], "cas_multi", NULL, "ttl", &ttl) < 0)
+        store_time_parse(a[1], &t) < 0)
         return NULL;
     PyObject *given = mapping_pairs("cas_multi", a[0]);
-    if (given == NULL)
+    if (given == NULL) {
+        Py_XDECREF(t.given);
         return NULL;
+    }
     Py_ssize_t n = PyTuple_Size(given);
     PyObject *pairs = PyTuple_New(n), *result = NULL;
     uint64_t *cas = PyMem_Calloc((size_t)n + 1, sizeof(*cas));
@@ -2990,7 +3151,7 @@ static PyObject *Client_cas_multi(ClientObject *self, PyObject *const *args, Py_
         PyTuple_SetItem(pairs, i, pair); /* steals pair */
     }
     if (batch_init(&b, pairs) < 0 ||
-        store_pairs(self, MCPOOL_STORE_CAS, "cas_multi", pairs, &b, ttl, cas, a[2], NULL, NULL,
+        store_pairs(self, MCPOOL_STORE_CAS, "cas_multi", pairs, &b, &t, cas, a[2], NULL, NULL,
                     0) < 0)
         goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -3017,6 +3178,7 @@ done:
     PyMem_Free(cas);
     Py_XDECREF(pairs);
     Py_DECREF(given);
+    Py_XDECREF(t.given);
     return result;
 }
 
@@ -3311,6 +3473,7 @@ static PyObject *Client_set_counter(ClientObject *self, PyObject *const *args, P
     const uint8_t *k;
     size_t kn;
     uint32_t ttl;
+    store_time_t t;
     mcpool_status st;
     CHECK_OPEN(self);
     if (parse_args("set_counter", args, nargs, kw, names, 4, 3, 3, 2, a) < 0)
@@ -3344,7 +3507,13 @@ static PyObject *Client_set_counter(ClientObject *self, PyObject *const *args, P
     PyObject *own;
     if (key_bytes(a[0], &k, &kn, &own) < 0)
         return NULL;
-    if (time_arg(a[2], "set_counter", a[0], "ttl", &ttl) < 0) {
+    if (store_time_parse(a[2], &t) < 0) {
+        Py_XDECREF(own);
+        return NULL;
+    }
+    int refused_ttl = store_ttl(self, "set_counter", MCPOOL_STORE_SET, k, kn, &t, &ttl) < 0;
+    Py_XDECREF(t.given);
+    if (refused_ttl) {
         Py_XDECREF(own);
         return NULL;
     }
@@ -3598,7 +3767,8 @@ static int Client_ass_subscript(ClientObject *self, PyObject *key, PyObject *val
             PyErr_SetObject(PyExc_KeyError, key);
         return r == 1 ? 0 : -1;
     }
-    int r = do_store(self, OP_SET, key, value, 0, NULL, NULL);
+    store_time_t t = {1, 0, 0, NULL}; /* no expiry */
+    int r = do_store(self, OP_SET, "set", key, value, &t, NULL, NULL);
     if (r == 0)
         PyErr_Format(ServerError, "set of %R was not stored", key);
     return r == 1 ? 0 : -1;
@@ -3713,17 +3883,27 @@ static PyObject *Client_set_with_version(ClientObject *self, PyObject *const *ar
     uint32_t ttl = 0, flags = 0;
     uint64_t version;
     value_t v;
+    store_time_t t;
     mcpool_status st;
     PyObject *own;
     CHECK_OPEN(self);
     if (parse_args("set_with_version", args, nargs, kw, names, 4, 4, 4, 3, a) < 0)
         return NULL;
-    if (u64_arg(a[2], "version", 0, &version) < 0 ||
-        (a[3] != NULL && time_arg(a[3], "set_with_version", a[0], "ttl", &ttl) < 0))
+    if (u64_arg(a[2], "version", 0, &version) < 0 || store_time_parse(a[3], &t) < 0)
         return NULL;
-    if (key_bytes(a[0], &k, &kn, &own) < 0)
+    if (key_bytes(a[0], &k, &kn, &own) < 0) {
+        Py_XDECREF(t.given);
         return NULL;
+    }
     if (serialize(self, a[1], &v) < 0) {
+        Py_XDECREF(own);
+        Py_XDECREF(t.given);
+        return NULL;
+    }
+    int refused_ttl = store_ttl(self, "set_with_version", MCPOOL_STORE_SET, k, kn, &t, &ttl) < 0;
+    Py_XDECREF(t.given);
+    if (refused_ttl) {
+        Py_XDECREF(v.owner);
         Py_XDECREF(own);
         return NULL;
     }
@@ -4327,7 +4507,8 @@ static PyMethodDef Client_methods[] = {
     {"set", (PyCFunction)(void (*)(void))Client_set_hooked, FAST,
      "set(key, value, time=0, min_compress_len=None, noreply=None, compress_level=None)\n--\n\n"
      "Stores value; True when stored. time (alias expire) is the expiry in seconds, 0 for "
-     "never. min_compress_len: compress this value when it reaches that many bytes (compared "
+     "never; one above MAX_TTL raises ClientError, nothing stored, and deletes key (as the "
+     "clients mcpool replaces leave no older value). min_compress_len: compress this value when it reaches that many bytes (compared "
      "as the client's compression_compare; 0: never); compress_level: at that level (the "
      "codec's scale, zlib 0 to 9) instead of the client's."},
     {"add", (PyCFunction)(void (*)(void))Client_add_hooked, FAST,

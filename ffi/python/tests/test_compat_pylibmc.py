@@ -323,21 +323,24 @@ def test_pylibmc_gets_and_cas_need_the_cas_behavior(server, prefix):
 def test_pylibmc_time_memcached_cannot_honour_raises(server, prefix, big):
     """pylibmc sends a time above 2**31-1, memcached reads it as negative and the item
     expires at once while set answers True. The compat layer raises pylibmc's ClientError
-    instead (the core refused it, nothing sent): never a silent store that expires at once."""
+    instead (the core refused it, nothing stored): never a silent store that expires at once.
+    A set so refused leaves no older value, as pylibmc's expired set (tester finding ttl 1);
+    the other calls leave the key as it was."""
     mc = compat_pylibmc.Client([server.addr])
     k = prefix + "big"
-    mc.set(k, "old")
-    for call in (lambda: mc.set(k, "new", time=big),
-                 lambda: mc.add(k + "fresh", "new", time=big),
-                 lambda: mc.replace(k, "new", time=big),
-                 lambda: mc.set_multi({k: "new"}, time=big),
-                 lambda: mc.add_multi({k + "fresh": "new"}, time=big),
-                 lambda: mc.touch(k, big),
-                 lambda: mc.flush_all(big)):
+    for call, left in ((lambda: mc.set(k, "new", time=big), None),
+                       (lambda: mc.add(k + "fresh", "new", time=big), "old"),
+                       (lambda: mc.replace(k, "new", time=big), "old"),
+                       (lambda: mc.set_multi({k: "new"}, time=big), None),
+                       (lambda: mc.add_multi({k + "fresh": "new"}, time=big), "old"),
+                       (lambda: mc.touch(k, big), "old"),
+                       (lambda: mc.flush_all(big), "old")):
+        mc.set(k, "old")
         with pytest.raises(compat_pylibmc.ClientError, match="2147483647"):
             call()
-    assert mc.get(k) == "old"
-    assert mc.get(k + "fresh") is None
+        assert mc.get(k) == left
+        assert mc.get(k + "fresh") is None
+    mc.set(k, "old")
     assert mc.set(k, "max", time=2**31 - 1) is True
     assert mc.get(k) == "max"
 

@@ -253,7 +253,6 @@ def test_mcpool_s_own_placement_over_the_stock_one_warns(server):
     distribution: mcpool's wins, and a RuntimeWarning says keys land elsewhere than the stock
     backend puts them (tester finding frameworks2 2: silent); the same placement, or only
     one of the two, says nothing."""
-    import warnings
     loc = [server.addr, "127.0.0.1:1"]
     with pytest.warns(RuntimeWarning, match="distribution='libmemcached-modula' overrides"):
         ours("pylibmc", loc, "p", {"behaviors": {"ketama": True},
@@ -262,3 +261,77 @@ def test_mcpool_s_own_placement_over_the_stock_one_warns(server):
         warnings.simplefilter("error")
         ours("pylibmc", loc, "p", {"behaviors": {"ketama": True}})
         ours("pylibmc", loc, "p", {"distribution": "libmemcached-modula"})
+
+
+# mcpool's own distribution beside a preset whose own placement it changes: no behaviors,
+# no placement words in OPTIONS, only the preset (tester finding retest36 1: silent)
+PRESET_OVERRIDES = [
+    ("PyMemcacheCache", "pymemcache", "cache-memcached"),
+    ("PyLibMCCache", "pylibmc", "python-memcached"),
+    ("MemcachedCache", "python-memcached", "cmf-ketama"),
+]
+
+
+@pytest.mark.parametrize("backend,preset,distribution", PRESET_OVERRIDES)
+def test_a_distribution_over_the_preset_s_own_placement_warns(servers, prefix, backend, preset,
+                                                              distribution):
+    """The preset is how the stock backend's placement is taken, so a distribution that
+    places keys otherwise warns, naming both; and the warning is true: the stock backend on
+    the same servers misses keys ours stored (the tester's stale reads)."""
+    if backend == "PyLibMCCache":
+        require("pylibmc", "python3-pylibmc")
+    loc = [s.addr for s in servers]
+    with pytest.warns(RuntimeWarning) as w:
+        c = ours(preset, loc, prefix, {"distribution": distribution})
+    msg = str(w[0].message)
+    assert "distribution=%r overrides" % distribution in msg, msg
+    assert "%s's, from preset=%r" % (backend, preset) in msg, msg
+    assert w[0].filename == __file__  # points at the backend's maker
+    keys = ["k%d" % i for i in range(20)]
+    c.set_many({k: "v" + k for k in keys})
+    theirs = stock(backend, loc, prefix, {})
+    assert len(theirs.get_many(keys)) < len(keys)
+
+
+@pytest.mark.parametrize("preset,options", [
+    # two spellings of one placement (tester finding retest36 2: warned falsely)
+    ("pylibmc", {"behaviors": {"ketama": True}, "distribution": "libmemcached-ketama"}),
+    # the preset's own placement, by name
+    ("pymemcache", {"distribution": "pymemcache-rendezvous"}),
+    ("python-memcached", {"distribution": "python-memcached"}),
+    ("pylibmc", {"distribution": "libmemcached-modula"}),
+    # no distribution of mcpool's own, or no stock backend
+    ("pylibmc", {"behaviors": {"ketama": True}}),
+    (None, {"distribution": "cmf-ketama"}),
+])
+def test_the_same_placement_says_nothing(servers, prefix, preset, options):
+    loc = [s.addr for s in servers]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        if preset is None:
+            mcpool.django.McpoolCache(loc, {"KEY_PREFIX": prefix, "OPTIONS": options})
+        else:
+            ours(preset, loc, prefix, options)
+
+
+def test_two_spellings_of_ketama_share_the_cache_with_pylibmccache(servers, prefix):
+    """The false warning's case, checked against the stock backend: PyLibMCCache with
+    behaviors {"ketama": True} reads every key ours stored with distribution
+    libmemcached-ketama, each on the one server both put it on."""
+    require("pylibmc", "python3-pylibmc")
+    loc = [s.addr for s in servers]
+    opts = {"behaviors": {"ketama": True}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        c = ours("pylibmc", loc, prefix, dict(opts, distribution="libmemcached-ketama"))
+    theirs = stock("PyLibMCCache", loc, prefix, opts)
+    keys = ["k%d" % i for i in range(40)]
+    c.set_many({k: [k] for k in keys})
+    assert theirs.get_many(keys) == {k: [k] for k in keys}
+
+
+def test_one_server_never_warns(server, prefix):
+    """One server holds every key, whatever the placement."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours("pymemcache", [server.addr], prefix, {"distribution": "cache-memcached"})

@@ -234,7 +234,9 @@ def test_an_option_given_under_two_names_names_both():
 def test_ttl_memcached_cannot_honour_is_refused_before_sending(server, prefix, protocol):
     """memcached reads an expiry above 2**31-1 as negative (text, meta): the item would
     expire at once while the store answers success. The core refuses it: ClientError (also a
-    ValueError) with MCPOOL_INVALID_ARGUMENT, nothing sent, the old value intact."""
+    ValueError) with MCPOOL_INVALID_ARGUMENT, nothing stored. A set so refused (set_multi's
+    keys too) deletes the key, as the clients mcpool replaces leave no older value (tester
+    finding ttl 1); every other call leaves the old value intact."""
     mc = mcpool.Client([server.addr], protocol=protocol)
     k = prefix + "ttl-" + protocol
     assert mcpool.MAX_TTL == 2**31 - 1
@@ -242,38 +244,43 @@ def test_ttl_memcached_cannot_honour_is_refused_before_sending(server, prefix, p
     assert mc.get(k + "max") == "v"
     assert mc.touch(k + "max", mcpool.MAX_TTL)
     assert mc.get(k + "max") == "v"
-    mc.set(k, "old")
     for bad in (2**31, 2**32 - 1):
         calls = [
-            lambda: mc.set(k, "new", time=bad),
-            lambda: mc.set(k, "new", expire=bad),
-            lambda: mc.add(k + "fresh", "new", time=bad),
-            lambda: mc.replace(k, "new", time=bad),
-            lambda: mc.cas(k, "new", 1, time=bad),
-            lambda: mc.touch(k, bad),
-            lambda: mc.set_multi({k: "new", k + "fresh": "new"}, time=bad),
-            lambda: mc.add_multi({k + "fresh": "new"}, time=bad),
-            lambda: mc.flush_all(bad),
+            (lambda: mc.set(k, "new", time=bad), None),
+            (lambda: mc.set(k, "new", expire=bad), None),
+            (lambda: mc.add(k + "fresh", "new", time=bad), "old"),
+            (lambda: mc.replace(k, "new", time=bad), "old"),
+            (lambda: mc.cas(k, "new", 1, time=bad), "old"),
+            (lambda: mc.touch(k, bad), "old"),
+            (lambda: mc.set_multi({k: "new", k + "fresh": "new"}, time=bad), None),
+            (lambda: mc.add_multi({k + "fresh": "new"}, time=bad), "old"),
+            (lambda: mc.flush_all(bad), "old"),
         ]
         if protocol == "meta":
-            calls += [lambda: mc.get_lease(k + "fresh", vivify_ttl=bad),
-                      lambda: mc.get_lease(k, recache_below=bad),
-                      lambda: mc.invalidate(k, stale_ttl=bad)]
-        for call in calls:
+            # a lease's times are durations of 30 days at most (the core's rule)
+            calls += [(lambda: mc.get_lease(k + "fresh", vivify_ttl=bad), "old"),
+                      (lambda: mc.get_lease(k, recache_below=bad), "old"),
+                      (lambda: mc.invalidate(k, stale_ttl=bad), "old")]
+        for call, left in calls:
+            mc.set(k, "old")
             with pytest.raises(mcpool.ClientError) as e:
                 call()
             assert e.value.status_name == "MCPOOL_INVALID_ARGUMENT", e.value
             assert isinstance(e.value, ValueError)
-            assert str(bad) in str(e.value) and "2147483647" in str(e.value)
-        assert mc.get(k) == "old"
-        assert mc.get(k + "fresh") is None
+            assert str(bad) in str(e.value)
+            assert "2147483647" in str(e.value) or "2592000" in str(e.value), e.value
+            assert mc.get(k) == left
+            assert mc.get(k + "fresh") is None
     # One beyond 32 bits cannot be passed at all: refused in the same words, as given
-    # (test_time_refused_beyond_32_bits_is_named_as_given); a negative one is a store's or
-    # touch's "immediately expired" (test_cachelib.py) and flush_all's "now"
-    # (test_compat_pylibmc.py), refused elsewhere.
+    # (test_time_refused_beyond_32_bits_is_named_as_given), the key deleted as for 2**31; a
+    # negative one is a store's or touch's "immediately expired" (test_cachelib.py) and
+    # flush_all's "now" (test_compat_pylibmc.py), refused elsewhere.
+    mc.set(k, "old")
     with pytest.raises(mcpool.ClientError, match="invalid ttl: 4294967296 is above 2147483647"):
         mc.set(k, "new", time=2**32)
-    with pytest.raises(mcpool.ClientError, match="2147483647"):
+    assert mc.get(k) is None
+    mc.set(k, "old")
+    with pytest.raises(mcpool.ClientError, match="2147483647|2592000"):
         mc.get_lease(k + "fresh", vivify_ttl=-1) if protocol == "meta" else mc.flush_all(2**32)
     assert mc.get(k) == "old"
 
@@ -281,9 +288,10 @@ def test_ttl_memcached_cannot_honour_is_refused_before_sending(server, prefix, p
 def test_time_refused_beyond_32_bits_is_named_as_given(server, prefix):
     """A time that cannot be passed to the core (beyond 32 bits, a negative lease time, a
     fraction above MAX_TTL) is refused as 2**31 is, in the core's words
-    (mcpool_expiry_checked): the call, the key, the argument and the number as given;
-    `server` None as for 2**31, nothing sent (tester finding expiry 3: "expiry time must be
-    between 0 and 2147483647 seconds", none of them)."""
+    (mcpool_expiry_checked; a store's by mcpool_client_store_expiry_checked): the call, the
+    key, the argument and the number as given; `server` None as for 2**31, nothing stored
+    (tester finding expiry 3: "expiry time must be between 0 and 2147483647 seconds", none of
+    them)."""
     mc = mcpool.Client([server.addr], protocol="meta")
     k = prefix + "k"
     above = "is above 2147483647, the largest expiry memcached can honour"
@@ -314,32 +322,38 @@ def test_time_refused_beyond_32_bits_is_named_as_given(server, prefix):
         (lambda: mc.invalidate(k, -1), 'invalidate "%s": invalid stale_ttl: -1 is negative' % k),
         (lambda: mc.invalidate(k, -2**70),
          'invalidate "%s": invalid stale_ttl: -%d is negative' % (k, 2**70)),
-        # a batch's time is the call's: the call named
-        (lambda: mc.set_multi({k: "v"}, 2**32), "set_multi: invalid ttl: 4294967296 %s" % above),
-        (lambda: mc.add_multi({k: "v"}, 2**32), "add_multi: invalid ttl: 4294967296 "),
-        (lambda: mc.replace_multi({k: "v"}, 2**32), "replace_multi: invalid ttl: 4294967296 "),
-        (lambda: mc.cas_multi({k: ("v", 5)}, 2**32), "cas_multi: invalid ttl: 4294967296 "),
+        # a batch store's time is refused for each key, as 2**31 is (the first key named)
+        (lambda: mc.set_multi({k: "v"}, 2**32),
+         'set_multi "%s": invalid ttl: 4294967296 %s' % (k, above)),
+        (lambda: mc.add_multi({k: "v"}, 2**32), 'add_multi "%s": invalid ttl: 4294967296 ' % k),
+        (lambda: mc.replace_multi({k: "v"}, 2**32),
+         'replace_multi "%s": invalid ttl: 4294967296 ' % k),
+        (lambda: mc.cas_multi({k: ("v", 5)}, 2**32),
+         'cas_multi "%s": invalid ttl: 4294967296 ' % k),
         (lambda: mc.set_multi_noreply({k: "v"}, 2**32),
-         "set_multi_noreply: invalid ttl: 4294967296 "),
+         'set_multi_noreply "%s": invalid ttl: 4294967296 ' % k),
+        # any other batch's time is the call's: the call named
         (lambda: mc.touch_multi([k], 2**32), "touch_multi: invalid ttl: 4294967296 "),
         (lambda: mc.gat_multi([k], 2**32), "gat_multi: invalid ttl: 4294967296 "),
         (lambda: mc.gats_multi([k], 2**32), "gats_multi: invalid ttl: 4294967296 "),
         (lambda: mc.flush_all(2**32), "flush_all: invalid delay: 4294967296 %s" % above),
     ]
-    mc.set(k, "old")
+    mc.set(k + "o", "old")
     for call, message in cases:
         with pytest.raises(mcpool.ClientError) as e:
             call()
         assert str(e.value).startswith(message), (message, str(e.value))
         assert e.value.status_name == "MCPOOL_INVALID_ARGUMENT", e.value
-        assert e.value.server is None, e.value
+        # (a batch item's exception, as for 2**31, carries no `server`)
+        assert getattr(e.value, "server", None) is None, e.value
     # 2**31 has the same attributes (the call refuses it)
+    mc.set(k, "old")
     with pytest.raises(mcpool.ClientError) as e:
         mc.set(k, "v", 2**31)
     assert str(e.value).startswith('set "%s": invalid ttl: 2147483648 %s' % (k, above))
     assert e.value.server is None
-    assert mc.get(k) == "old"
-    assert mc.get_multi([k]) == {k: "old"}  # nothing flushed
+    assert mc.get(k) is None  # a refused set deletes the key (tester finding ttl 1)
+    assert mc.get_multi([k + "o"]) == {k + "o": "old"}  # nothing flushed
 
 
 def test_a_time_may_be_any_integer_with_index(server, prefix):

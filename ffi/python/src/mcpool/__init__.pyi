@@ -55,7 +55,8 @@ class OpRecord(Tuple[str, int, int, Optional[str], str, float, str, Optional[str
     ended_ago: float
 
 # The largest expiry (seconds) memcached honours, 2**31-1: a larger one is a ClientError,
-# nothing sent (memcached would read it as negative and expire the item at once).
+# nothing stored (memcached would read it as negative and expire the item at once); a set so
+# refused deletes the key, as the clients mcpool replaces leave no older value.
 MAX_TTL: int
 # What a negative `time` of a store or touch is sent as: 30 days + 1 s, a unix time in 1970,
 # so the item is stored already expired (memcached's reading of a negative exptime).

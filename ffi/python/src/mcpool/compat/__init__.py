@@ -29,7 +29,8 @@ def exptime(time):
     """A compat client's time as the core's TTL: an int or float below 0 as EXPIRED_AT_ONCE
     (-0.3 too, a deadline just passed: int() made it 0, "never expires"; tester finding
     expiry 2), any other as int() (python-memcached sends it with %d: 0.4 is 0); anything
-    else as it is (the core refuses one above MAX_TTL: ClientError, nothing sent)."""
+    else as it is (the core refuses one above MAX_TTL: ClientError, nothing stored; a
+    set's key deleted)."""
     if isinstance(time, (int, float)) and not isinstance(time, bool):
         return EXPIRED_AT_ONCE if time < 0 else int(time)
     return time

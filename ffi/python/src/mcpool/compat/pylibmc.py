@@ -118,7 +118,9 @@ A ``time`` is an int (or what has ``__index__``), as pylibmc's argument parsing 
 float (``0.4``) or ``None`` raises ``TypeError`` in pylibmc's words, before anything else is
 checked. A negative ``time`` expires the key at once, as with pylibmc; a ``time`` above 2**31-1
 (``mcpool.MAX_TTL``), which pylibmc sends and memcached reads as negative (the item expires
-at once while ``set`` answers True), raises ``ClientError`` and nothing is sent.
+at once while ``set`` answers True), raises ``ClientError`` and nothing is stored; a ``set``
+or ``set_multi`` so refused deletes its keys (the core's rule), so no older value is read
+after it, as with pylibmc; ``add``, ``replace`` and ``cas`` leave the key as it was.
 """
 import contextlib as _contextlib
 import operator as _operator

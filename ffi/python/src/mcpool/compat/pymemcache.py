@@ -166,7 +166,9 @@ What differs:
   ``Client``'s and ``PooledClient``'s, as there. The clients are thread-safe and pooled
   (pymemcache's ``Client`` is neither).
 - An ``expire``, ``delay`` or CAS beyond what memcached reads (above 2**31-1, 2**64-1)
-  raises ``MemcacheClientError``, nothing sent. ``cas`` with the CAS 0 (no item has it) is
+  raises ``MemcacheClientError``, nothing stored; a ``set`` or ``set_many`` so refused
+  deletes its keys (the core's rule), so no older value is read after it, as with
+  pymemcache, whose set memcached stores already expired. ``cas`` with the CAS 0 (no item has it) is
   not sent: it answers None for a missing key, False for an existing one, as memcached
   would.
 """
