@@ -464,55 +464,42 @@ impl Error {
     /// quote ([`Error::ServerDead`]): without what it said of its own request (sent, outcome
     /// unknown), which is not theirs: they sent nothing (tester finding java2 4).
     pub(crate) fn as_cause(&self) -> String {
-        match self {
-            Error::IoTimeout {
-                server,
-                operation_timeout,
-                sent: true,
-            } => Error::IoTimeout {
-                server: server.clone(),
-                operation_timeout: *operation_timeout,
-                sent: false,
-            }
-            .to_string(),
-            Error::Io { server, source } => match ConnectionClosed::of(source) {
-                Some(closed) => ConnectionClosed {
-                    outcome_unknown: false,
-                    ..closed
-                }
-                .into_error(server.clone())
-                .to_string(),
-                None => self.to_string(),
-            },
-            _ => self.to_string(),
-        }
+        self.outcome_unsaid()
+            .map_or_else(|| self.to_string(), |e| e.to_string())
     }
 
     /// This error as a call that changes nothing saw it (a read without a touch, `stats`,
     /// `version`): without what it says of a request that was sent and whose outcome is
-    /// unknown ([`Error::IoTimeout`]'s `sent`, a connection closed before its reply), since
-    /// applying such a request changes nothing (tester finding retest33 3: a timed-out
-    /// `get` said "whether it was applied is unknown").
+    /// unknown, since applying such a request changes nothing (tester finding retest33 3: a
+    /// timed-out `get` said "whether it was applied is unknown").
     pub(crate) fn of_a_read(self) -> Error {
+        self.outcome_unsaid().unwrap_or(self)
+    }
+
+    /// The same error without what it says of a request that was sent and whose outcome is
+    /// unknown ([`Error::IoTimeout`]'s `sent`, a [`ConnectionClosed`]'s `outcome_unknown`);
+    /// `None` for an error that says nothing of it.
+    fn outcome_unsaid(&self) -> Option<Error> {
         match self {
             Error::IoTimeout {
                 server,
                 operation_timeout,
                 sent: true,
-            } => Error::IoTimeout {
-                server,
-                operation_timeout,
+            } => Some(Error::IoTimeout {
+                server: server.clone(),
+                operation_timeout: *operation_timeout,
                 sent: false,
-            },
-            Error::Io { server, source } => match ConnectionClosed::of(&source) {
-                Some(closed) => ConnectionClosed {
-                    outcome_unknown: false,
-                    ..closed
-                }
-                .into_error(server),
-                None => Error::Io { server, source },
-            },
-            e => e,
+            }),
+            Error::Io { server, source } => ConnectionClosed::of(source)
+                .filter(|c| c.outcome_unknown)
+                .map(|closed| {
+                    ConnectionClosed {
+                        outcome_unknown: false,
+                        ..closed
+                    }
+                    .into_error(server.clone())
+                }),
+            _ => None,
         }
     }
 }
