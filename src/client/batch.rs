@@ -363,17 +363,27 @@ impl Client {
         items: &'a [(K, V)],
         ttl: u32,
     ) -> Vec<Result<WireItem<'a>>> {
-        let ttl_ok = crate::ttl::check("ttl", ttl);
+        if let Err(e) = crate::ttl::check("ttl", ttl) {
+            // Each valid key deleted, as a set so refused deletes it: one batch for all.
+            let keys: Vec<&[u8]> = items.iter().map(|(k, _)| k.as_ref()).collect();
+            let valid: Vec<&[u8]> = keys
+                .iter()
+                .copied()
+                .filter(|k| self.wire_key(k).is_ok())
+                .collect();
+            let mut deleted = self.delete_multi(&valid).into_iter();
+            return keys
+                .into_iter()
+                .map(|key| {
+                    self.wire_key(key)?;
+                    let d = deleted.next().unwrap_or(Ok(false));
+                    Err(super::commands::set_refused_and_deleted(&e, d))
+                })
+                .collect();
+        }
         items
             .iter()
-            .map(|(k, v)| {
-                let key = k.as_ref();
-                if let Err(e) = &ttl_ok {
-                    self.wire_key(key)?;
-                    return Err(self.ttl_refused(StoreCommand::Set, key, e.clone()));
-                }
-                self.prepare_item(key, v.as_ref(), 0)
-            })
+            .map(|(k, v)| self.prepare_item(k.as_ref(), v.as_ref(), 0))
             .collect()
     }
 

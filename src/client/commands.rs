@@ -821,19 +821,8 @@ impl Client {
     #[inline(never)]
     pub(crate) fn ttl_refused(&self, cmd: StoreCommand, key: &[u8], e: Error) -> Error {
         match e {
-            Error::InvalidArgument {
-                what: "ttl",
-                reason,
-            } if cmd == StoreCommand::Set => {
-                let done = match self.delete(key) {
-                    Ok(_) => "the key was deleted, as memcached deletes it when it refuses a set"
-                        .to_owned(),
-                    Err(d) => format!("deleting the key, as a refused set does, failed too: {d}"),
-                };
-                Error::InvalidArgument {
-                    what: "ttl",
-                    reason: format!("{reason}; nothing was stored and {done}"),
-                }
+            Error::InvalidArgument { what: "ttl", .. } if cmd == StoreCommand::Set => {
+                set_refused_and_deleted(&e, self.delete(key))
             }
             e => e,
         }
@@ -988,5 +977,22 @@ pub(super) fn store_op(cmd: StoreCommand) -> Op {
         StoreCommand::Append => Op::Append,
         StoreCommand::Prepend => Op::Prepend,
         StoreCommand::Cas(_) => Op::Cas,
+    }
+}
+
+/// The error of a set refused for its ttl (`e`, an [`Error::InvalidArgument`]) whose key was
+/// then deleted (`deleted`: the delete's outcome), saying both ([`Client::ttl_refused`]).
+pub(super) fn set_refused_and_deleted(e: &Error, deleted: Result<bool>) -> Error {
+    let reason = match e {
+        Error::InvalidArgument { reason, .. } => reason.as_str(),
+        _ => "",
+    };
+    let done = match deleted {
+        Ok(_) => "the key was deleted, as memcached deletes it when it refuses a set".to_owned(),
+        Err(d) => format!("deleting the key, as a refused set does, failed too: {d}"),
+    };
+    Error::InvalidArgument {
+        what: "ttl",
+        reason: format!("{reason}; nothing was stored and {done}"),
     }
 }
