@@ -84,9 +84,9 @@ pub unsafe extern "C" fn mcpool_expiry_checked(
 /// valid for `key_len` bytes; `out` is NULL (refused) or valid for one write.
 #[no_mangle]
 pub unsafe extern "C" fn mcpool_client_store_expiry_checked(
-    client: *const crate::mcpool_client,
+    client: *const super::mcpool_client,
     call: *const c_char,
-    op: crate::mcpool_store_op,
+    op: super::mcpool_store_op,
     key: *const u8,
     key_len: usize,
     seconds: i64,
@@ -95,7 +95,7 @@ pub unsafe extern "C" fn mcpool_client_store_expiry_checked(
     landingpad(|| {
         ptr::out(out, "out")?;
         let (cmd, name) =
-            crate::kinds::store_op_arg("mcpool_client_store_expiry_checked", op, 0, false)?;
+            super::kinds::store_op_arg("mcpool_client_store_expiry_checked", op, 0, false)?;
         let call = if call.is_null() {
             name.into()
         } else {
