@@ -118,7 +118,7 @@ sub _cmf_threshold {
     return undef if defined $conf->{compression} || defined $conf->{compression_threshold};
     my $p = $conf->{preset};
     # a libmemcached configuration string applies the libmemcached preset
-    return defined $conf->{libmemcached_config} ? undef : -1 unless defined $p;
+    return _lm_string($conf) ? undef : -1 unless defined $p;
     return undef unless _is_string($p);
     $p = lc "$p";
     $p =~ s/\A\s+|\s+\z//g;
@@ -157,12 +157,16 @@ sub _mixed_in {
 # refuses one option set from two arguments (compress_threshold and compression), naming
 # both; a fourth element, true, marks this module's default (an argument not given), which
 # the core does not count.
+# Whether a libmemcached configuration string is given: an empty or blank one is none, as
+# the core reads it (tester finding retest37b 1: a blank one dropped the default preset).
+sub _lm_string { my $s = $_[0]{libmemcached_config}; defined $s && !ref $s && $s =~ /\S/ }
+
 sub _core_options {
     my ($conf, $ketama) = @_;
     # The default preset only without a libmemcached_config string, which applies the
     # libmemcached preset itself: the core refuses a preset beside one (core 6d0e193). A
     # preset given beside it goes on, for the core to refuse naming both.
-    my @o = defined $conf->{preset} || !defined $conf->{libmemcached_config}
+    my @o = defined $conf->{preset} || !_lm_string($conf)
         ? ([ preset => preset => $conf->{preset} // 'cache-memcached-fast', !defined $conf->{preset} ])
         : ();
     my $add = sub { push @o, [@_] if defined $_[2] };
@@ -425,7 +429,7 @@ sub new {
     my $no_list = !defined $conf->{servers}
         || (ref $conf->{servers} eq 'ARRAY' && !@{ $conf->{servers} });
     # A libmemcached configuration string names its servers itself (--SERVER=...).
-    if ($no_list && !defined $conf->{libmemcached_config}) {
+    if ($no_list && !_lm_string($conf)) {
         _core_options($conf, 0);
         return Mcpool::NoServers::class_for($class)->_empty($conf);
     }

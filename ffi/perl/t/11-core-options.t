@@ -321,6 +321,13 @@ for my $proto (qw(text meta binary)) {
     ok(!eval { Mcpool->new({ libmemcached_config => "--SERVER=$s2", preset => 'cache-memcached' }); 1 },
        'libmemcached_config with a preset given croaks');
     like($@, qr/preset "cache-memcached" and libmemcached_config .*give one/, '... naming both');
+    # an empty or blank string is none, as the core reads it: the default preset stays
+    # (tester finding retest37b 1: it was dropped, and a hashref went out in mcpool's format
+    # where Cache::Memcached::Fast reads it)
+    for my $blank ('', ' ') {
+        my $m = Mcpool->new({ servers => [$s2], libmemcached_config => $blank });
+        is($m->value_format, 'cache-memcached-fast', "libmemcached_config '$blank': the default preset");
+    }
 }
 
 done_testing;
