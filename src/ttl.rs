@@ -154,9 +154,14 @@ pub fn checked_from_signed(what: &'static str, seconds: i64) -> Result<u32> {
         if what == "ttl" {
             return Ok(EXPIRED_AT_ONCE);
         }
+        let most = if is_duration(what) {
+            RELATIVE_MAX
+        } else {
+            MAX_TTL
+        };
         return Err(Error::InvalidArgument {
             what,
-            reason: format!("{seconds} is negative; a {what} is 0 to {MAX_TTL} seconds"),
+            reason: format!("{seconds} is negative; a {what} is 0 to {most} seconds"),
         });
     }
     match u32::try_from(seconds) {
@@ -190,6 +195,8 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("invalid recache_below: -1 is negative"), "{e}");
+        // a lease's times: their own range (tester finding retest37 3)
+        assert!(e.contains("0 to 2592000 seconds"), "{e}");
         let e = checked_from_signed("stale_ttl", i64::MAX)
             .unwrap_err()
             .to_string();

@@ -1546,6 +1546,7 @@ fn a_preset_beside_a_libmemcached_config_is_refused_in_either_order() {
     for (first, second) in [
         (("preset", "none"), ("libmemcached_config", lm)),
         (("preset", ""), ("libmemcached_config", lm)),
+        (("preset", " NONE "), ("libmemcached_config", lm)),
         (("libmemcached_config", " "), ("preset", "pylibmc")),
     ] {
         let b = ClientBuilder::new().set(first.0, first.1).unwrap();

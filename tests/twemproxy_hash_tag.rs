@@ -75,16 +75,28 @@ fn a_hash_tag_is_two_characters() {
     }
     // a `;` in the tag: the message is about the tag (tester finding retest36 3: it
     // explained pylibmc's set_behaviors groups)
-    for bad in ["a;", ";;", ",;"] {
-        let e = format!("twemproxy:hash=fnv1a_64,distribution=ketama,hash_tag={bad}")
+    for bad in [
+        "hash_tag=a;",
+        "hash_tag=;;",
+        "hash_tag=,;",
+        "HASH_TAG=a;",
+        "hash-tag=a;",
+    ] {
+        let e = format!("twemproxy:hash=fnv1a_64,distribution=ketama,{bad}")
             .parse::<mcpool::Distribution>()
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("hash_tag with `;` or `,`") && !e.contains("pylibmc"),
+            e.contains("hash_tag with `;`") && !e.contains("pylibmc"),
             "{bad}: {e}"
         );
     }
+    // a `;` before the tag is not the tag's
+    let e = "twemproxy:hash=md5;distribution=ketama,hash_tag={}"
+        .parse::<mcpool::Distribution>()
+        .unwrap_err()
+        .to_string();
+    assert!(!e.contains("hash_tag with"), "{e}");
     let d: mcpool::Distribution = "twemproxy:hash=md5,hash_tag=::".parse().unwrap();
     assert_eq!(d.to_string(), "twemproxy:hash=md5,hash_tag=::");
 }

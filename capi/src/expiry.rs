@@ -15,7 +15,8 @@ const WHAT: [&str; 4] = ["ttl", "vivify_ttl", "recache_below", "stale_ttl"];
 /// `uint32_t` the calls take to `*out`. `what` names the time: `"ttl"` (a store's, touch's
 /// or counter's expiry: negative is `MCPOOL_EXPIRED_AT_ONCE`, as
 /// `mcpool_expiry_from_signed`), or one with no "expired" meaning, which refuses a negative
-/// one: `"vivify_ttl"`, `"recache_below"`, `"stale_ttl"`. Above `MCPOOL_MAX_TTL`: `MCPOOL_INVALID_ARGUMENT`, the last error naming
+/// one: `"vivify_ttl"`, `"recache_below"`, `"stale_ttl"` (durations: at most
+/// `MCPOOL_RELATIVE_MAX`, 30 days). Above `MCPOOL_MAX_TTL`: `MCPOOL_INVALID_ARGUMENT`, the last error naming
 /// the call, the key and the number as given (`set "k": invalid ttl: 4294967296 is above
 /// 2147483647, ...`), where a saturated or cast number (`4294967295`) would name another.
 /// No I/O. `*out` is written only on `MCPOOL_OK`. `MCPOOL_INVALID_ARGUMENT` for a NULL `out`

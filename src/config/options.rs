@@ -259,7 +259,8 @@ impl OptionSpec {
         // preset after it, or a preset's over the string's: tester finding configwords 1):
         // refused whatever the order, on every surface. (A later preset replaces an
         // earlier one's defaults.)
-        let given = !matches!(text.trim_ascii(), b"" | b"none");
+        let given =
+            !(text.trim_ascii().is_empty() || text.trim_ascii().eq_ignore_ascii_case(b"none"));
         match &b.base {
             Some((name, value)) if given && *name != self.name => {
                 let shown = |name: &str, value: &[u8]| match name {

@@ -447,11 +447,19 @@ pub(crate) fn parse(client: Client, body: &str) -> Result<Setting> {
         Client::Libmemcached => 2,
         _ => 1,
     };
-    if groups.len() > most && client == Client::Twemproxy && body.contains("hash_tag=") {
+    // (the tag's word in any spelling the words take: `HASH_TAG`, `hash-tag`; a `;` after it)
+    let tag_at = body
+        .to_ascii_lowercase()
+        .replace('-', "_")
+        .find("hash_tag=");
+    if groups.len() > most
+        && client == Client::Twemproxy
+        && tag_at.is_some_and(|at| body[at..].contains(';'))
+    {
         // (a `;` in a hash_tag's value: the message about the tag, not pylibmc's groups:
         // tester finding retest36 3)
         return Err(Error::Config(
-            "twemproxy: a hash_tag with `;` or `,` cannot be written in a setting, whose \
+            "twemproxy: a hash_tag with `;` (or `,`) cannot be written in a setting, whose \
              separators they are (nutcracker's hash_tag: two characters, \"{}\" hashes the \
              part of a key between { and }); a pool whose hash_tag holds one is not placed by \
              mcpool"

@@ -313,7 +313,7 @@ def test_time_refused_beyond_32_bits_is_named_as_given(server, prefix):
         (lambda: mc.set(k, "v", 2147483648.5), 'set "%s": invalid ttl: 2147483648.5 is above' % k),
         (lambda: mc.set(k, "v", 1e300), 'set "%s": invalid ttl: 1e+300 is above' % k),
         (lambda: mc.get_lease(k, -1, 5),
-         'get_lease "%s": invalid vivify_ttl: -1 is negative; a vivify_ttl is 0 to 2147483647'
+         'get_lease "%s": invalid vivify_ttl: -1 is negative; a vivify_ttl is 0 to 2592000'
          % k),
         (lambda: mc.get_lease(k, 5, -1),
          'get_lease "%s": invalid recache_below: -1 is negative' % k),
