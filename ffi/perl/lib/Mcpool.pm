@@ -1560,6 +1560,10 @@ a Java C<Long>, a Storable image), none of it decoded on the way:
         $memd->set_bytes('copy', $bytes, $flags, 3600) // die $memd->last_error;
     }
 
+One exception, the byte API's own: flags 0 under C<spymemcached> and C<whalin> are their
+bytes kind, so a spymemcached String (flags 0) stored back is a C<byte[]> to spymemcached
+(docs/value-format.md).
+
 Answers as C<set>: true when stored, nothing (C<undef> in scalar context)
 on an error, C<last_error> saying why (naming the command sent, C<set>). The key as for
 C<set> (the namespace before it, the same key rules); C<$expiration_time> as for C<set>

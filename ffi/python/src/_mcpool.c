@@ -4491,7 +4491,8 @@ static PyMethodDef Client_methods[] = {
     {"set_bytes", (PyCFunction)(void (*)(void))Client_set_bytes_hooked, FAST,
      "set_bytes(key, value, flags, time=0)\n--\n\nStores value's bytes (bytes, any bytes-like "
      "object, or str as UTF-8) under flags (an int, 0 to 2**32-1), never serialized: "
-     "get_bytes' bytes and flags stored back are the same value. time (aliases ttl, expire) "
+     "get_bytes' bytes and flags stored back are the same value (except flags 0 under the "
+     "spymemcached and whalin formats: their bytes kind, docs/value-format.md). time (aliases ttl, expire) "
      "as set's. True when stored. Flags the value format cannot read back raise "
      "ValueFormatError, nothing sent (under the default format application flags are "
      "0 to 65535, or a value kind's flags as get_bytes gives them)."},

@@ -1202,8 +1202,10 @@ public final class Mcpool implements AutoCloseable {
      * own flags are taken (never a rewrite of 0x12345 into another kind's). The bytes are
      * the kind's body as {@link #getBytes} delivers it (an integer as decimal text, a
      * boolean as "1"/"0"): what getBytes returned, stored back with its flags, is the same
-     * value; the core writes the format's wire form (Whalin's and spymemcached's binary
-     * integers), or refuses a body those flags cannot hold with MCPOOL_VALUE_FORMAT. */
+     * value (except flags 0 under the spymemcached and whalin formats, their bytes kind: a
+     * spymemcached String, flags 0, stored back is a byte[] to spymemcached); the core writes
+     * the format's wire form (Whalin's and spymemcached's binary integers), or refuses a body
+     * those flags cannot hold with MCPOOL_VALUE_FORMAT. */
     public boolean setBytes(String key, byte[] data, int flags, int ttl) {
         return storeRaw(Native.OP_SET, key(key), data, flags, ttl, 0) == Native.OK;
     }
