@@ -98,6 +98,10 @@ pub(crate) fn config_names_servers(g: &Globals) -> Result<bool, String> {
     Ok(false)
 }
 
+/// --weights without servers to weigh.
+const WEIGHTS_NEED_SERVERS: &str = "--weights needs --servers: it weighs them in their order \
+     (a --libmemcached-config string weighs its own servers: --SERVER=HOST:PORT/?N)";
+
 /// The client's builder from the global options, every option applied and checked (a bad
 /// one is an error), for `servers`.
 fn builder_from(g: &Globals, servers: &[String]) -> Result<ClientBuilder, String> {
@@ -124,11 +128,7 @@ fn builder_from(g: &Globals, servers: &[String]) -> Result<ClientBuilder, String
         if servers.is_empty() {
             // (the string's servers, or none: tester finding configwords 3, "2 entries for
             // 0 servers" of a string that named two)
-            return Err(
-                "--weights needs --servers: it weighs them in their order (a \
-                 --libmemcached-config string weighs its own servers: --SERVER=HOST:PORT/?N)"
-                    .into(),
-            );
+            return Err(WEIGHTS_NEED_SERVERS.into());
         }
         if w.len() != servers.len() {
             return Err(format!(
@@ -1150,6 +1150,17 @@ enum Stored<'a> {
     Flagged(&'a [u8], u32),
 }
 
+/// `--ttl` of a command that sends memcached's `set` (set, set-multi, set-counter): seconds
+/// the core takes, or a whole number it refuses (above 2^31 - 1), left to the core when the
+/// set is done: it refuses it and deletes the key(s), as a set so refused does on every
+/// surface (tester finding retest37 2: the CLI refused it while reading the arguments and
+/// left the old value readable).
+#[derive(Clone, Copy)]
+enum SetTtl<'a> {
+    Seconds(u32),
+    Refused(&'a str),
+}
+
 /// A memcached command with every argument read and checked: what [`run`] does once a
 /// server is there. Built before any memcached is started, so a bad argument never starts
 /// one (nothing here is read after the start).
@@ -1164,12 +1175,12 @@ enum Op<'a> {
         cmd: StoreCommand,
         key: &'a [u8],
         value: Stored<'a>,
-        ttl: u32,
+        ttl: SetTtl<'a>,
     },
     SetCounter {
         key: &'a [u8],
         n: u64,
-        ttl: u32,
+        ttl: SetTtl<'a>,
     },
     /// append (true) or prepend.
     Concat {
@@ -1210,7 +1221,7 @@ enum Op<'a> {
     /// set-multi: its KEY VALUE pairs, one batch (`noreply`: set_multi_noreply).
     SetMulti {
         items: Vec<(&'a [u8], &'a [u8])>,
-        ttl: u32,
+        ttl: SetTtl<'a>,
         noreply: bool,
     },
     /// lease: get_lease (meta protocol).
@@ -1282,6 +1293,17 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
                 .map_err(|e| about(command, key, e))
         })
     };
+    // --ttl of a `set`: one the core refuses that is a whole number is the core's to
+    // refuse when the set is done (it deletes the key); anything else is a usage error.
+    let set_ttl = |checked: Result<u32, String>| -> Result<SetTtl<'a>, String> {
+        match (checked, ttl.and_then(|v| text(v).ok())) {
+            (Ok(t), _) => Ok(SetTtl::Seconds(t)),
+            (Err(_), Some(v)) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+                Ok(SetTtl::Refused(v))
+            }
+            (Err(e), _) => Err(e),
+        }
+    };
     let op = match (command, &pos[..]) {
         ("get" | "gets", [_, ..]) => Op::Read {
             touch: None,
@@ -1329,13 +1351,16 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
                 cmd,
                 key,
                 value,
-                ttl: ttl_of(key)?,
+                ttl: match cmd {
+                    StoreCommand::Set => set_ttl(ttl_of(key))?,
+                    _ => SetTtl::Seconds(ttl_of(key)?),
+                },
             }
         }
         ("set-counter", &[key, value]) => Op::SetCounter {
             key,
             n: counter_value("N", value).map_err(|e| about(command, key, e))?,
-            ttl: ttl_of(key)?,
+            ttl: set_ttl(ttl_of(key))?,
         },
         ("incr-or-init" | "decr-or-init", &[key, n, initial]) => Op::ArithOrInit {
             incr: command == "incr-or-init",
@@ -1382,8 +1407,8 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
                 ));
             }
             let ttl = match ttl {
-                Some(v) => text(v).and_then(|v| crate::seconds("set-multi --ttl", v))?,
-                None => 0,
+                Some(v) => set_ttl(text(v).and_then(|v| crate::seconds("set-multi --ttl", v)))?,
+                None => SetTtl::Seconds(0),
             };
             Op::SetMulti {
                 items,
@@ -1579,6 +1604,11 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         ));
     }
     if private {
+        // (not "2 entries for 1 servers", counting the private one: tester finding
+        // retest37b 5)
+        if g.weights.is_some() {
+            return usage_error(WEIGHTS_NEED_SERVERS);
+        }
         if let Some(what) = needs_real_server(g) {
             return usage_error(&format!(
                 "{what} given without --servers: the private memcached used without \
@@ -1641,6 +1671,30 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
     }
 }
 
+/// The seconds of a `set` of `key`: a `--ttl` the core refuses is given to it, which refuses
+/// it and deletes the key ([`Client::store_ttl_checked`]), the error naming the number as
+/// given.
+fn set_seconds(client: &Client, key: &[u8], ttl: SetTtl) -> mcpool::Result<u32> {
+    let given = match ttl {
+        SetTtl::Seconds(t) => return Ok(t),
+        SetTtl::Refused(given) => given,
+    };
+    client.wire_key(key)?;
+    let n = given.parse::<i64>().unwrap_or(i64::MAX);
+    client
+        .store_ttl_checked(StoreCommand::Set, key, n)
+        .map_err(|e| match e {
+            // (a number beyond i64 is named as given, not as the largest i64)
+            mcpool::Error::InvalidArgument { what, reason } if given.parse::<i64>().is_err() => {
+                mcpool::Error::InvalidArgument {
+                    what,
+                    reason: reason.replacen(&n.to_string(), given, 1),
+                }
+            }
+            e => e,
+        })
+}
+
 /// Does a checked command on the servers: its output on stdout, a miss or refused store
 /// said on stderr (exit 1); an error is returned (exit 2).
 fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
@@ -1657,6 +1711,8 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             value,
             ttl,
         } => {
+            let ttl =
+                set_seconds(client, key, ttl).map_err(|e| about_error(client, command, key, &e))?;
             let o = match value {
                 Stored::IntText(v) => client.store_int_text_as(cmd, key, v, ttl, Compress::Auto),
                 Stored::Value(v) => client.store_value(cmd, key, &v, ttl),
@@ -1666,6 +1722,8 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             Ok(store_exit(command, key, o))
         }
         Op::SetCounter { key, n, ttl } => {
+            let ttl =
+                set_seconds(client, key, ttl).map_err(|e| about_error(client, command, key, &e))?;
             let o = client
                 .set_counter(key, n, ttl)
                 .map_err(|e| about_error(client, command, key, &e))?;
@@ -1705,7 +1763,38 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
         }
         Op::SetMulti {
             items,
-            ttl,
+            ttl: ttl @ SetTtl::Refused(_),
+            noreply,
+        } => {
+            // Each key's set refused by the core, which deletes the key (every key, before
+            // any is reported).
+            let results: Vec<_> = items
+                .iter()
+                .map(|&(k, v)| {
+                    set_seconds(client, k, ttl).and_then(|t| {
+                        let o = client.set_multi(&[(k, v)], t).remove(0)?;
+                        Ok(refusal(command, o))
+                    })
+                })
+                .collect();
+            if noreply {
+                let first = results.into_iter().find_map(Result::err);
+                return first.map_or(Ok(ExitCode::SUCCESS), |e| Err(format!("{command}: {e}")));
+            }
+            let keys: Vec<&[u8]> = items.iter().map(|(k, _)| *k).collect();
+            Ok(batch_report(
+                client,
+                &mut out,
+                command,
+                &keys,
+                keys.len() > 1,
+                "stored",
+                results,
+            ))
+        }
+        Op::SetMulti {
+            items,
+            ttl: SetTtl::Seconds(ttl),
             noreply: true,
         } => {
             // One answer for the batch: the first failure (on text memcached reports no
@@ -1715,7 +1804,11 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
                 .map_err(|e| format!("{command}: {e}"))?;
             Ok(ExitCode::SUCCESS)
         }
-        Op::SetMulti { items, ttl, .. } => {
+        Op::SetMulti {
+            items,
+            ttl: SetTtl::Seconds(ttl),
+            ..
+        } => {
             // Bytes, flags 0: what set stores without --kind, in every value format.
             let outcomes = client.set_multi(&items, ttl);
             let results = outcomes.into_iter().map(|r| r.map(|o| refusal(command, o)));

@@ -116,7 +116,8 @@ exists)`):
   those are errors. `--` ends a command's options: what follows is keys and values (`set -- k
   --ttl`, `set k -- --kidn`). An option is given once: `--ttl 5 --ttl 6` is an error.
   TTL, --ttl S and DELAY are seconds, 0-2147483647 (0: never; above 30 days a unix time);
-  a larger one is refused (exit 2): memcached would read it as negative and expire at once.
+  a larger one is refused (exit 2): memcached would read it as negative and expire at once
+  (set, set-multi and set-counter then delete the key, as memcached does with such a set).
 
 Global options:
   --servers HOST:PORT[,HOST:PORT...]  servers ([v6]:port and unix socket paths too). Without it,

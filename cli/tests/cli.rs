@@ -535,10 +535,11 @@ fn numbers_beyond_u32_are_refused_not_wrapped() {
         assert!(err.contains("whole number 0-2147483647"), "{args:?}: {err}");
     }
     // 2^31..2^32-1 fit a u32, but memcached would read them as negative (expired at once, or
-    // flushed now): the core's rule refuses them, and nothing is sent.
+    // flushed now): the core's rule refuses them, and nothing is stored (a set's key is
+    // deleted: set_with_a_refused_ttl_deletes_the_key).
     for big in ["2147483648", "4294967295"] {
         for args in [
-            &["set", "k", "new", "--ttl", big][..],
+            &["set", "setk", "new", "--ttl", big][..],
             &["add", "fresh", "new", &format!("--ttl={big}")],
             &["replace", "k", "new", "--ttl", big],
             &["touch", "k", big],
@@ -2220,10 +2221,9 @@ fn a_keyed_commands_argument_errors_name_command_and_key() {
         (&[b"touch", b"k", b"\xff"], "UTF-8"),
         (&[b"set-counter", b"k", b"x"], "64-bit"),
         (&[b"set", b"k", b"v", b"--ttl", b"x"], "seconds"),
-        (
-            &[b"set-counter", b"k", b"1", b"--ttl", b"2147483648"],
-            "expiry",
-        ),
+        // (a set's refused --ttl is the core's to refuse, deleting the key: a server is asked)
+        (&[b"add", b"k", b"v", b"--ttl", b"2147483648"], "expiry"),
+        (&[b"set-counter", b"k", b"1", b"--ttl", b"-1"], "seconds"),
     ] {
         let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
             .args(["--servers", &s])
@@ -3364,4 +3364,150 @@ fn errors_name_the_flags_to_give() {
         err.contains("--sasl-password-file FILE or the MCPOOL_SASL_PASSWORD variable"),
         "{err}"
     );
+}
+
+/// Tester finding retest37 2: a `set` whose --ttl the core refuses (above 2^31 - 1) deletes
+/// the key, as the core's set does (memcached stores such a set already expired in the
+/// clients mcpool replaces); the CLI refused it while reading the arguments and left the
+/// old value readable. add and replace are refused before anything is sent, as before; a
+/// --ttl that is not a whole number is a usage error.
+#[test]
+fn set_with_a_refused_ttl_deletes_the_key() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let with = |rest: &[&str]| on(&s, rest);
+    let old = |keys: &[&str]| {
+        for k in keys {
+            assert_eq!(code(&with(&["set", k, "old"])), 0);
+        }
+    };
+    let big = "99999999999999999999999";
+    for (args, keys) in [
+        (&["set", "k", "new", "--ttl", "2147483648"][..], &["k"][..]),
+        (&["set", "k", "new", "--ttl=4294967296"], &["k"]),
+        (&["set", "k", "7", "--ttl", big, "--kind", "int"], &["k"]),
+        (
+            &["set", "k", "new", "--ttl", "2147483648", "--flags", "3"],
+            &["k"],
+        ),
+        (&["set-counter", "k", "5", "--ttl", "2147483648"], &["k"]),
+        (&["set-counter", "k", "5", "--ttl", "4294967296"], &["k"]),
+        (
+            &["set-multi", "a", "1", "b", "2", "--ttl", "2147483648"],
+            &["a", "b"],
+        ),
+        (
+            &["set-multi", "a", "1", "b", "2", "--ttl", "4294967296"],
+            &["a", "b"],
+        ),
+        (
+            &[
+                "set-multi",
+                "a",
+                "1",
+                "b",
+                "2",
+                "--ttl",
+                "2147483648",
+                "--noreply",
+            ],
+            &["a", "b"],
+        ),
+        (
+            &["set-multi", "a", "1", "b", "2", "--ttl", big, "--noreply"],
+            &["a", "b"],
+        ),
+    ] {
+        old(keys);
+        let o = with(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        let ttl = args[args.iter().position(|a| a.starts_with("--ttl")).unwrap()];
+        let ttl = ttl
+            .strip_prefix("--ttl=")
+            .unwrap_or_else(|| args[args.iter().position(|a| *a == "--ttl").unwrap() + 1]);
+        assert!(
+            err.contains(&format!("{ttl} is above 2147483647"))
+                && err.contains("nothing was stored and the key was deleted"),
+            "{args:?}: {err}"
+        );
+        for k in keys {
+            let o = with(&["get", k]);
+            assert_eq!(code(&o), 1, "{args:?}: {k} is still there");
+        }
+    }
+    // With a value from a file too.
+    let dir = std::env::temp_dir().join(format!("mcpool-ttl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("v");
+    std::fs::write(&file, b"new").unwrap();
+    old(&["k"]);
+    let o = with(&[
+        "set",
+        "k",
+        "--value-file",
+        file.to_str().unwrap(),
+        "--ttl",
+        "2147483648",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(code(&with(&["get", "k"])), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+    // add and replace are refused as they are read: the old value stays.
+    for args in [
+        &["add", "k", "new", "--ttl", "2147483648"][..],
+        &["replace", "k", "new", "--ttl", "2147483648"],
+        &["replace", "k", "new", "--ttl", "4294967296"],
+    ] {
+        old(&["k"]);
+        let o = with(args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(!String::from_utf8_lossy(&o.stderr).contains("deleted"));
+        assert_eq!(with(&["get", "k"]).stdout, b"old\n", "{args:?}");
+    }
+    // A --ttl that is no whole number: a usage error, nothing sent.
+    for ttl in ["abc", "-5", "+5", ""] {
+        old(&["k"]);
+        for cmd in [
+            &["set", "k", "new"][..],
+            &["set-counter", "k", "5"],
+            &["set-multi", "k", "new"],
+        ] {
+            let mut args = cmd.to_vec();
+            args.extend(["--ttl", ttl]);
+            let o = with(&args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(code(&o), 2, "{args:?}");
+            assert!(err.contains("whole number 0-2147483647"), "{args:?}: {err}");
+            assert_eq!(with(&["get", "k"]).stdout, b"old\n", "{args:?}");
+        }
+    }
+}
+
+/// Tester finding retest37b 5: `--weights 2,1 version` without servers said "--weights has
+/// 2 entries for 1 servers", counting the private memcached; it needs --servers, said
+/// before anything is started.
+#[test]
+fn weights_without_servers_need_servers() {
+    for args in [
+        &["--weights", "2,1", "version"][..],
+        &["--weights", "1", "get", "k"],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args(args)
+            .env_remove("MEMCACHED_SERVERS")
+            .env("MEMCACHED", "/nonexistent/memcached")
+            .output()
+            .expect("run mcpool");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(code(&o), 2, "{args:?}: {err}");
+        assert!(
+            err.contains("--weights needs --servers") && !err.contains("entries"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !err.contains("private memcached") && !err.contains("MEMCACHED"),
+            "{err}"
+        );
+    }
 }
