@@ -1763,55 +1763,40 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
         }
         Op::SetMulti {
             items,
-            ttl: ttl @ SetTtl::Refused(_),
+            ttl,
             noreply,
         } => {
-            // Each key's set refused by the core, which deletes the key (every key, before
-            // any is reported).
-            let results: Vec<_> = items
-                .iter()
-                .map(|&(k, v)| {
-                    set_seconds(client, k, ttl).and_then(|t| {
-                        let o = client.set_multi(&[(k, v)], t).remove(0)?;
-                        Ok(refusal(command, o))
+            let results: Vec<_> = match ttl {
+                SetTtl::Seconds(ttl) if noreply => {
+                    // One answer for the batch: the first failure (on text memcached reports
+                    // no refusal of a noreply store).
+                    client
+                        .set_multi_noreply(&items, ttl)
+                        .map_err(|e| format!("{command}: {e}"))?;
+                    return Ok(ExitCode::SUCCESS);
+                }
+                // Bytes, flags 0: what set stores without --kind, in every value format.
+                SetTtl::Seconds(ttl) => client
+                    .set_multi(&items, ttl)
+                    .into_iter()
+                    .map(|r| r.map(|o| refusal(command, o)))
+                    .collect(),
+                // Each key's set refused by the core, which deletes the key (every key,
+                // before any is reported).
+                SetTtl::Refused(_) => items
+                    .iter()
+                    .map(|&(k, v)| {
+                        set_seconds(client, k, ttl).and_then(|t| {
+                            let o = client.set_multi(&[(k, v)], t).remove(0)?;
+                            Ok(refusal(command, o))
+                        })
                     })
-                })
-                .collect();
+                    .collect(),
+            };
             if noreply {
                 let first = results.into_iter().find_map(Result::err);
                 return first.map_or(Ok(ExitCode::SUCCESS), |e| Err(format!("{command}: {e}")));
             }
-            let keys: Vec<&[u8]> = items.iter().map(|(k, _)| *k).collect();
-            Ok(batch_report(
-                client,
-                &mut out,
-                command,
-                &keys,
-                keys.len() > 1,
-                "stored",
-                results,
-            ))
-        }
-        Op::SetMulti {
-            items,
-            ttl: SetTtl::Seconds(ttl),
-            noreply: true,
-        } => {
-            // One answer for the batch: the first failure (on text memcached reports no
-            // refusal of a noreply store).
-            client
-                .set_multi_noreply(&items, ttl)
-                .map_err(|e| format!("{command}: {e}"))?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Op::SetMulti {
-            items,
-            ttl: SetTtl::Seconds(ttl),
-            ..
-        } => {
-            // Bytes, flags 0: what set stores without --kind, in every value format.
-            let outcomes = client.set_multi(&items, ttl);
-            let results = outcomes.into_iter().map(|r| r.map(|o| refusal(command, o)));
             let keys: Vec<&[u8]> = items.iter().map(|(k, _)| *k).collect();
             Ok(batch_report(
                 client,
