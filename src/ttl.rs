@@ -120,10 +120,26 @@ pub fn from_now(seconds: i64) -> u32 {
 
 /// [`from_now`] with the current unix time given (`now`), for tests.
 pub fn from_now_at(seconds: i64, now: u64) -> u32 {
+    u32::try_from(moment_from_now_at(seconds, now)).unwrap_or(u32::MAX)
+}
+
+/// [`from_now`]'s expiry before it is fitted to the `u32` the calls take: a moment after
+/// 2106 stays the number it is (at most `i64::MAX`), for a binding that hands it on as a
+/// signed time ([`checked_from_signed`]), so a refusal names the moment asked, never the
+/// saturated 4294967295 (tester finding retest37 6).
+pub fn moment_from_now(seconds: i64) -> i64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    moment_from_now_at(seconds, now)
+}
+
+/// [`moment_from_now`] with the current unix time given (`now`), for tests.
+pub fn moment_from_now_at(seconds: i64, now: u64) -> i64 {
     match u64::try_from(seconds) {
-        Err(_) | Ok(0) => EXPIRED_AT_ONCE,
-        Ok(s) if s <= u64::from(RELATIVE_MAX) => s as u32,
-        Ok(s) => u32::try_from(now.saturating_add(s)).unwrap_or(u32::MAX),
+        Err(_) | Ok(0) => i64::from(EXPIRED_AT_ONCE),
+        Ok(s) if s <= u64::from(RELATIVE_MAX) => seconds,
+        Ok(s) => i64::try_from(now.saturating_add(s)).unwrap_or(i64::MAX),
     }
 }
 
@@ -265,6 +281,21 @@ mod tests {
         assert_eq!(from_now_at(-5, now), EXPIRED_AT_ONCE);
         assert!(check("ttl", from_now_at(MAX_TTL as i64, now)).is_err());
         assert_eq!(from_now_at(i64::MAX, now), u32::MAX);
+        // ... and the moment before it is fitted to u32 is the one asked, named as it is
+        // when refused (a century from now is not 4294967295)
+        let century = 100 * 365 * 86_400;
+        assert_eq!(moment_from_now_at(century, now), 1_700_000_000 + century);
+        assert_eq!(moment_from_now_at(60, now), 60);
+        assert_eq!(moment_from_now_at(-1, now), i64::from(EXPIRED_AT_ONCE));
+        assert_eq!(moment_from_now_at(i64::MAX, now), i64::MAX);
+        let refused = checked_from_signed("ttl", moment_from_now_at(century, now));
+        assert!(
+            refused
+                .unwrap_err()
+                .to_string()
+                .contains(&(1_700_000_000 + century).to_string()),
+            "names the moment"
+        );
         let live = from_now(31 * 86_400);
         assert!(live > RELATIVE_MAX && check("ttl", live).is_ok(), "{live}");
         // Fractions: a positive one rounds up (never 0, "never expires"), a negative one

@@ -64,6 +64,16 @@ pub extern "C" fn mcpool_expiry_from_now(seconds: i64) -> u32 {
     mcpool::ttl::from_now(seconds)
 }
 
+/// `mcpool_expiry_from_now`'s expiry before it is fitted to `uint32_t`, for a binding that
+/// hands it on as a signed time (`mcpool_expiry_checked`,
+/// `mcpool_client_store_expiry_checked`): the same number up to `UINT32_MAX`; a moment after
+/// 2106 stays the number it is (at most `INT64_MAX`), so its refusal names the moment asked,
+/// never the saturated 4294967295. Reads the system clock. Never fails.
+#[no_mangle]
+pub extern "C" fn mcpool_expiry_moment_from_now(seconds: i64) -> i64 {
+    mcpool::ttl::moment_from_now(seconds)
+}
+
 /// A fractional number of seconds (a binding's floating-point expiry, duration or delay) as
 /// the whole seconds `mcpool_expiry_from_signed`, `mcpool_expiry_from_now` and
 /// `mcpool_delay_from_signed` take, by the core's one rule for fractions: a positive

@@ -3364,6 +3364,23 @@ static void test_kinds(void) {
     CHECK(mcpool_expiry_from_now(0) == MCPOOL_EXPIRED_AT_ONCE);
     CHECK(mcpool_expiry_from_now(-1) == MCPOOL_EXPIRED_AT_ONCE);
     CHECK(mcpool_expiry_from_now(INT64_MAX) == UINT32_MAX);
+    /* ... and before it is fitted to 32 bits, the moment asked: a century from now is named
+     * as it is when refused, never as 4294967295 (tester finding retest37 6) */
+    CHECK(mcpool_expiry_moment_from_now(60) == 60);
+    CHECK(mcpool_expiry_moment_from_now(-1) == MCPOOL_EXPIRED_AT_ONCE);
+    CHECK(mcpool_expiry_moment_from_now(INT64_MAX) == INT64_MAX);
+    {
+        int64_t century = 100LL * 365 * 86400;
+        int64_t before = (int64_t)time(NULL);
+        int64_t at = mcpool_expiry_moment_from_now(century);
+        int64_t after = (int64_t)time(NULL);
+        uint32_t unused;
+        char want[32];
+        CHECK(at >= before + century && at <= after + century + 1);
+        EXPECT(mcpool_expiry_checked("set", K("k"), "ttl", at, &unused), MCPOOL_INVALID_ARGUMENT);
+        snprintf(want, sizeof want, "%lld is above", (long long)at);
+        CHECK(strstr(mcpool_last_error_message(), want) != NULL);
+    }
     EXPECT(mcpool_client_set(m, K("k31"), K("v"), 0, mcpool_expiry_from_now(31 * 86400)),
            MCPOOL_OK);
     EXPECT(mcpool_client_get(m, K("k31"), &item), MCPOOL_OK); /* kept, not expired in 1970 */

@@ -1874,15 +1874,16 @@ tls_supported()
     OUTPUT:
         RETVAL
 
-UV
+IV
 expiry_from_now(seconds)
         SV *seconds
     CODE:
         /* seconds from now (a duration) as memcached's exptime: the core's one rule,
-         * mcpool_expiry_from_now (above 30 days the unix time it ends at) */
+         * mcpool_expiry_moment_from_now (above 30 days the unix time it ends at; a moment
+         * after 2106 the number it is, so the call refusing it names that moment) */
         if (mcp_time_not_number(aTHX_ seconds, "expiry_from_now", "duration", NULL, 0))
             croak("%s", mcpool_last_error_message());
-        RETVAL = (UV)mcpool_expiry_from_now(mcp_seconds(aTHX_ seconds));
+        RETVAL = (IV)mcpool_expiry_moment_from_now(mcp_seconds(aTHX_ seconds));
     OUTPUT:
         RETVAL
 

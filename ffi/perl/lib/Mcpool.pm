@@ -1905,12 +1905,13 @@ The core's options (see L</The core's options>).
 
 mcpool extension: a duration (seconds from now, such as CHI's C<expires_in>) as the
 expiration time to pass to C<set> and the other commands, by the core's rule
-(C<mcpool_expiry_from_now>): up to 30 days the seconds as they are; above, the unix time they
+(C<mcpool_expiry_moment_from_now>): up to 30 days the seconds as they are; above, the unix time they
 end at, since memcached reads an expiration time above 30 days as a unix time (the seconds
 themselves would be a moment in 1970: the item would expire at once while C<set> returns
 true); 0 or less expires the item at once (never 0, which is "never expires"); a fraction
 rounds up (the core's rule for fractions: C<0.4> is 1 second). A moment after
-2038 makes the command fail (memcached cannot hold it), never a shorter expiry. No I/O.
+2038 makes the command fail (memcached cannot hold it), never a shorter expiry; the number
+answered is the moment asked, never cut to 32 bits, so the failure names it. No I/O.
 
 =item set_servers (\@servers)
 

@@ -135,6 +135,14 @@ for my $protocol (qw(text meta binary)) {
     is(Mcpool::expiry_from_now(1.7), 2, 'expiry_from_now(1.7): 2 s');
     is(Mcpool::expiry_from_now(-0.3), Mcpool::expiry_from_now(-1), 'expiry_from_now(-0.3): past');
     is(Mcpool::expiry_from_now(0.0), Mcpool::expiry_from_now(0), 'expiry_from_now(0.0) as 0');
+    # a moment after 2106 is the moment asked, and the set refusing it names it, never the
+    # 32-bit 4294967295 (tester finding retest37 6)
+    my $century = 100 * 365 * 86400;
+    my $before = time;
+    my $at = Mcpool::expiry_from_now($century);
+    ok($at >= $before + $century && $at <= time + $century + 1, "a century from now: $at");
+    ok(!$m->set('far', 'v', $at), '... refused by set');
+    like($m->last_error, qr/invalid ttl: \Q$at\E is above 2147483647/, '... naming the moment');
 }
 # A fraction just above 30 days is 30 days, never rounded up across the line to 2592001,
 # a unix time in 1970 (tester finding arith 1: stored, answered 1, and gone at once).

@@ -4734,8 +4734,10 @@ static PyObject *mod_tls_supported(PyObject *m, PyObject *noargs) {
 }
 
 /* expiry_from_now(seconds): a duration as memcached's exptime, by the core's one rule
- * (mcpool_expiry_from_now: above 30 days the unix time it ends at). An int beyond 64 bits
- * is the nearest one (past: expired at once; future: refused by the call). A float goes
+ * (mcpool_expiry_moment_from_now: above 30 days the unix time it ends at; a moment after
+ * 2106 the number it is, so the call refusing it names that moment, never 4294967295). An
+ * int beyond 64 bits is the nearest one (past: expired at once; future: refused by the
+ * call). A float goes
  * through the core's rule for fractions first (mcpool_whole_seconds: 0.4 is 1 s, -0.3 is
  * past); NaN is refused. */
 static PyObject *mod_expiry_from_now(PyObject *m, PyObject *arg) {
@@ -4746,8 +4748,7 @@ static PyObject *mod_expiry_from_now(PyObject *m, PyObject *arg) {
             PyErr_Format(ClientError, "seconds must be a finite number, not %R", arg);
             return NULL;
         }
-        return PyLong_FromUnsignedLong(
-            (unsigned long)mcpool_expiry_from_now(mcpool_whole_seconds(d)));
+        return PyLong_FromLongLong(mcpool_expiry_moment_from_now(mcpool_whole_seconds(d)));
     }
     /* any integer with __index__ (numpy.int64), as the calls' times (time_arg) */
     if (PyBool_Check(arg) || !PyIndex_Check(arg)) {
@@ -4765,7 +4766,7 @@ static PyObject *mod_expiry_from_now(PyObject *m, PyObject *arg) {
         return NULL;
     if (overflow)
         s = overflow > 0 ? LLONG_MAX : LLONG_MIN;
-    return PyLong_FromUnsignedLong((unsigned long)mcpool_expiry_from_now((int64_t)s));
+    return PyLong_FromLongLong(mcpool_expiry_moment_from_now((int64_t)s));
 }
 
 /* [(name, doc)] of the core's option table, in its order. */
@@ -4931,7 +4932,8 @@ static PyMethodDef module_methods[] = {
      "time it ends at (memcached reads an expiry above 30 days as a unix time, so the seconds "
      "themselves would expire the item at once); 0 or less expires it at once (never 0, "
      "'never expires'); a float's positive fraction rounds up (0.4 is 1 s). A moment after "
-     "2038 is refused by the call."},
+     "2038 is refused by the call, which names it (the number answered is the moment asked, "
+     "never cut to 32 bits)."},
     {NULL, NULL, 0, NULL},
 };
 

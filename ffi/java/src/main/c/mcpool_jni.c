@@ -380,7 +380,7 @@ static double duration_seconds(int64_t seconds, int32_t nanos) {
 }
 
 /* Mcpool.expiryFromNow: a duration (seconds, plus nanos 0..999999999 of a Duration; 0: whole
- * seconds as given) as the TTL the calls take, by the core's one rule (mcpool_expiry_from_now;
+ * seconds as given) as the TTL the calls take, by the core's one rule (mcpool_expiry_moment_from_now;
  * a fraction first by its rule for fractions, mcpool_whole_seconds). The moment is then
  * checked by the core (mcpool_expiry_checked, "ttl"): one above MCPOOL_MAX_TTL (after 2038),
  * which every call refuses and a jint cannot hold, is thrown as its MCPOOL_INVALID_ARGUMENT,
@@ -397,7 +397,7 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_expiryFromNow(JNIEnv *env, jclass c
     }
     int64_t whole = nanos == 0 ? (int64_t)seconds : mcpool_whole_seconds(duration_seconds(seconds, nanos));
     uint32_t t = 0;
-    mcpool_status st = mcpool_expiry_checked(op, NULL, 0, "ttl", (int64_t)mcpool_expiry_from_now(whole), &t);
+    mcpool_status st = mcpool_expiry_checked(op, NULL, 0, "ttl", mcpool_expiry_moment_from_now(whole), &t);
     if (st != MCPOOL_OK) {
         throw_status(env, st);
         return -1;

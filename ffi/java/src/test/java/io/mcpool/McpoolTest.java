@@ -779,6 +779,17 @@ public class McpoolTest extends ServerTestBase {
                 assertTrue(e.getMessage(), e.getMessage().contains(" is above 2147483647"));
             }
         }
+        // a moment after 2106 is named as it is, never as the 32-bit 4294967295 (tester
+        // finding retest37 6)
+        long century = 100L * 365 * day;
+        try {
+            Mcpool.expiryFromNow(century);
+            fail();
+        } catch (ClientException e) {
+            assertFalse(e.getMessage(), e.getMessage().contains("4294967295"));
+            long named = Long.parseLong(e.detail().replaceAll("(?s)^.*invalid ttl: (\\d+) is above.*$", "$1"));
+            assertTrue(e.getMessage(), named >= now + century && named <= now + century + 60);
+        }
         try {
             Mcpool.expiryFromNow((java.time.Duration) null);
             fail();
