@@ -1016,7 +1016,12 @@ unsafe fn get_into(
 /// asked for. A NULL array (with `n_keys` > 0) or key pointer fails the whole call before
 /// any I/O.
 ///
-/// Ownership: every buffer `alloc` returned is the caller's, whatever the statuses.
+/// Ownership: every buffer `alloc` returned is the caller's, whatever the statuses. A
+/// buffer holds its key's value only when that key's status is `MCPOOL_OK`: a value is
+/// copied as it is read, and its server's exchange can still fail after it (on the text
+/// protocol, bytes read past the last reply: a duplicated reply that arrived with the real
+/// one, whose stale copy was read first), the key's status then that error and the buffer's
+/// bytes not its value (`mcpool_client_get_multi` and `_cb` never hand such a value out).
 ///
 /// # Safety
 /// As for `mcpool_client_get_multi`; `alloc` is NULL (refused) or a valid function as

@@ -141,6 +141,12 @@ impl Client {
     /// what `f` needs and call the client after, or use [`Client::get_multi`], whose values
     /// are the caller's once it returns (tester finding callbacks 4). A panic in `f` reaches
     /// the caller, and the connection's next calls read their own replies.
+    ///
+    /// Count a value only once its key's result is `Ok(true)`: `f` is called as each value is
+    /// read, and a server's exchange can still fail after it (on the text protocol, bytes read
+    /// past its last reply: a duplicated reply that arrived with the real one, whose stale
+    /// copy was read first); that key's result is then the error, and the value `f` saw is not
+    /// its value. [`Client::get_multi`] never hands such a value out (docs/protocols.md).
     pub fn get_multi_each<K: AsRef<[u8]>>(
         &self,
         keys: &[K],
