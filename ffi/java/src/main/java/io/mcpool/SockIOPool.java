@@ -220,7 +220,9 @@ public class SockIOPool {
     /** Not in Whalin: any option of the core's table by name, in its text form (see
      * {@link Mcpool.Builder#option}), e.g. {@code setOption("operation_timeout", "2s")},
      * {@code setOption("tls_ca_file", path)}, {@code setOption("sasl_username", user)};
-     * applied after the Whalin settings above, when the pool is initialized. */
+     * applied after the Whalin settings above, when the pool is initialized. A
+     * {@code libmemcached_config} (other than an empty one) is refused by initialize(): the
+     * pool's placement and settings are its setters'; a string goes to {@link Mcpool.Builder}. */
     public synchronized void setOption(String name, String value) {
         Mcpool.notNull(name, "option name");
         Mcpool.notNull(value, "option " + name);
@@ -348,7 +350,17 @@ public class SockIOPool {
             c.set("retry_timeout_max", "86400s");
         }
         c.set("sanitize_keys", Boolean.toString(sanitize));
-        for (Map.Entry<String, String> e : options.entrySet()) c.set(e.getKey(), e.getValue());
+        for (Map.Entry<String, String> e : options.entrySet()) {
+            String v = e.getValue().trim();
+            if (e.getKey().replace('-', '_').equalsIgnoreCase("libmemcached_config") && !v.isEmpty()) {
+                // the core would name a preset "whalin" the caller never wrote (retest38 note)
+                throw refused("setOption(\"" + e.getKey() + "\", ...)", "a SockIOPool is Whalin's pool: its "
+                    + "placement and settings are its setters' (the whalin preset), which a libmemcached_config "
+                    + "would replace; give the string to Mcpool.builder().option(\"libmemcached_config\", ...) "
+                    + "instead");
+            }
+            c.set(e.getKey(), e.getValue());
+        }
         return c;
     }
 

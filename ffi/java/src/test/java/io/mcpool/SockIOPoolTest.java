@@ -53,6 +53,21 @@ public class SockIOPoolTest extends ServerTestBase {
         refused(p -> { p.setInitConn(0); p.setMinConn(-2); }, "setMinConn(-2)");
     }
 
+    /** A libmemcached string on a SockIOPool is refused naming setOption, never a preset
+     * "whalin" the caller did not write (retest38 note); an empty or blank one is no string. */
+    @Test
+    public void aLibmemcachedConfigIsRefusedNamingSetOption() {
+        refused(p -> p.setOption("libmemcached_config", "--DISTRIBUTION=consistent"),
+            "setOption(\"libmemcached_config\"", "Mcpool.builder()");
+        refused(p -> p.setOption("LIBMEMCACHED-CONFIG", " --HASH=md5 "), "setOption(\"LIBMEMCACHED-CONFIG\"");
+        for (String none : new String[] {"", " "}) {
+            SockIOPool p = pool(server.addr(), q -> q.setOption("libmemcached_config", none));
+            p.initialize();
+            assertTrue(p.isInitialized());
+            p.shutDown();
+        }
+    }
+
     @Test
     public void zeroTimesWithoutACounterpartAreRefused() {
         refused(p -> p.setMaxIdle(0), "setMaxIdle(0)", "idle_timeout");
