@@ -81,13 +81,17 @@ fn a_hash_tag_is_two_characters() {
         "hash_tag=,;",
         "HASH_TAG=a;",
         "hash-tag=a;",
+        // ... and a `,` in it (tester finding retest37b 4: "\"}\" is not WORD=VALUE")
+        "hash_tag={,}",
+        "hash_tag=,}",
+        "hash_tag={,",
     ] {
         let e = format!("twemproxy:hash=fnv1a_64,distribution=ketama,{bad}")
             .parse::<mcpool::Distribution>()
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("hash_tag with `;`") && !e.contains("pylibmc"),
+            e.contains("hash_tag with `;`") && !e.contains("pylibmc") && !e.contains("WORD=VALUE"),
             "{bad}: {e}"
         );
     }
@@ -97,6 +101,15 @@ fn a_hash_tag_is_two_characters() {
         .unwrap_err()
         .to_string();
     assert!(!e.contains("hash_tag with"), "{e}");
+    // ... nor one after a whole tag (retest37b 4: the tag {} was blamed for a `;` typed for `,`)
+    let e = "twemproxy:hash=md5,hash_tag={};distribution=ketama"
+        .parse::<mcpool::Distribution>()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        !e.contains("hash_tag with") && e.contains("one list"),
+        "{e}"
+    );
     let d: mcpool::Distribution = "twemproxy:hash=md5,hash_tag=::".parse().unwrap();
     assert_eq!(d.to_string(), "twemproxy:hash=md5,hash_tag=::");
 }

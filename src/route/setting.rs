@@ -452,12 +452,17 @@ pub(crate) fn parse(client: Client, body: &str) -> Result<Setting> {
         .to_ascii_lowercase()
         .replace('-', "_")
         .find("hash_tag=");
-    if groups.len() > most
-        && client == Client::Twemproxy
-        && tag_at.is_some_and(|at| body[at..].contains(';'))
-    {
-        // (a `;` in a hash_tag's value: the message about the tag, not pylibmc's groups:
-        // tester finding retest36 3)
+    // (nutcracker's tag is two characters: a separator among the two after `hash_tag=` is
+    // the tag's, one further on is not: tester findings retest36 3, retest37b 4)
+    let in_tag = |at: usize| {
+        body[at + "hash_tag=".len()..]
+            .chars()
+            .take(2)
+            .any(|c| c == ';' || c == ',')
+    };
+    if client == Client::Twemproxy && tag_at.is_some_and(in_tag) {
+        // (a `;` or `,` in a hash_tag's value: the message about the tag, not pylibmc's
+        // groups or a word without a value)
         return Err(Error::Config(
             "twemproxy: a hash_tag with `;` (or `,`) cannot be written in a setting, whose \
              separators they are (nutcracker's hash_tag: two characters, \"{}\" hashes the \
