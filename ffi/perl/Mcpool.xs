@@ -1499,59 +1499,52 @@ mcp_item_exptime(pTHX_ SV *sv, const char *op, const uint8_t *k, size_t klen, si
 }
 
 /* An unsigned 64-bit integer argument by its value (incr/decr's delta, set_counter's value, a
- * CAS version): 1 with *out, or 0 for anything that is not an integer from 0 to 2**64-1.
- * Magic already got. A number is read as Perl holds it: an IV or UV as it is, an NV when it
- * is an exact integer below 2**64 (2**62, 2**63, 1e19, 4.0), as Cache::Memcached::Fast reads
- * it, never through its printed form (2**63 prints 9.22337203685478e+18); -1, 2.5, NaN, Inf
- * and 2**64 are refused rather than wrapped, truncated or clamped (SvUV makes -1 2**64-1 and
- * 2**64 2**64-1). Perl computes 2**64-1 as a double equal to 2**64: refused; the integer
- * literal 18446744073709551615 is a UV, taken. A string is read as decimal digits, exactly
- * (all 20 of 18446744073709551615, which a double would round): "5", "007"; "1e3", " 7", "",
- * "+1", "-0", "1.0" are refused. A reference is refused. */
+ * CAS unique or version, set_bytes' flags): 1 with *out, or 0 for anything that is not an
+ * integer from 0 to 2**64-1. Magic already got (once, by the caller). The number Perl holds,
+ * exactly, as Cache::Memcached::Fast reads it (SvUV) but never converted into another one:
+ * - a scalar that holds a number (public IOK/NOK) is read by that number, whatever its string
+ *   says: a dualvar (Scalar::Util::dualvar(3, "7") is 3, dualvar(3, "x") is 3), a number
+ *   printed (before perl 5.36 that marks it a string too: 2**63 then holds
+ *   "9.22337203685478e+18"), a string already used as a number ("7" then holds 7 too). An IV
+ *   or UV as it is; an NV when it is an exact integer below 2**64 (2**62, 2**63, 1e19, 4.0),
+ *   never through its printed form; -1, 2.5, NaN, Inf and 2**64 are refused rather than
+ *   wrapped, truncated or clamped (SvUV makes -1 2**64-1 and 2**64 2**64-1). Perl computes
+ *   2**64-1 as a double equal to 2**64: refused; the integer literal 18446744073709551615 is a
+ *   UV, taken. Perl sets these flags only for an exact number: "18446744073709551615" or
+ *   "9007199254740993" used as a float keeps its (rounded) NV private, and "abc" or "7abc"
+ *   used as a number keeps its 0 or 7 private, so they are read by their string below.
+ * - a scalar that holds no number (a plain string) is read as decimal digits, exactly (all 20
+ *   of 18446744073709551615, which a double would round): "5", "007"; "1e3", " 7", "", "+1",
+ *   "-0", "1.0", "abc" are refused.
+ * A string of decimal digits whose held float is that number rounded (only a dualvar can
+ *   hold one) is read as its digits, exactly. A reference is refused. */
 static int
 mcp_u64_value(pTHX_ SV *sv, uint64_t *out)
 {
-    /* the value's own flags: a magical scalar's are private once fetched (mg_get) */
-    const int mg = SvGMAGICAL(sv) != 0;
-    const int pok = mg ? SvPOKp(sv) : SvPOK(sv);
-    const int iok = mg ? SvIOKp(sv) : SvIOK(sv);
-    const int nok = mg ? SvNOKp(sv) : SvNOK(sv);
+    /* The public flags say which value Perl holds exactly. Perls before 5.18 turn them private
+     * once get magic has run (and drop the private-only ones), so there a magical scalar with
+     * no public flag left is read by its private ones, which were its public ones. */
+    const U32 f = SvFLAGS(sv);
+    const int priv = SvGMAGICAL(sv) && !(f & (SVf_IOK | SVf_NOK | SVf_POK));
+    const int pok = priv ? SvPOKp(sv) : SvPOK(sv);
+    const int iok = priv ? SvIOKp(sv) : SvIOK(sv);
+    const int nok = priv ? SvNOKp(sv) : SvNOK(sv);
+    int digits = 0;
+    uint64_t n = 0;
     if (!SvOK(sv) || SvROK(sv))
         return 0;
     if (pok) {
         STRLEN len, i;
         const char *p = SvPV_nomg(sv, len);
-        uint64_t n = 0;
         for (i = 0; i < len && len <= 20; i++) {
             unsigned dg = (unsigned)(p[i] - '0');
             if (dg > 9 || n > (UINT64_MAX - dg) / 10)
                 break;
             n = n * 10 + dg;
         }
-        if (len > 0 && len <= 20 && i == len) {
-            *out = n;
-            return 1;
-        }
-#if PERL_REVISION == 5 && PERL_VERSION < 36
-        /* before perl 5.36 printing a number marks it a string too (2**63 then holds
-         * "9.22337203685478e+18"): such a float is read by its value below. A string that
-         * is not its number's printed form ("1e3", " 7", used as a number) stays refused;
-         * one that is (that text typed in, then used as a number) cannot be told apart from
-         * the printed float there and is read as that float. */
-        if (!nok)
-            return 0;
-        {
-            STRLEN tlen;
-            SV *t = sv_2mortal(newSVnv(SvNVX(sv)));
-            const char *tp = SvPV(t, tlen);
-            if (tlen != len || memcmp(tp, p, len) != 0)
-                return 0;
-        }
-#else
-        return 0;
-#endif
+        digits = len > 0 && len <= 20 && i == len;
     }
-    if (iok) { /* exact: an NV converted to an IV only when it is that integer */
+    if (iok) { /* exact: Perl keeps an IV public only when it is that number */
         if (SvIsUV(sv)) {
             *out = (uint64_t)SvUVX(sv);
             return 1;
@@ -1563,21 +1556,42 @@ mcp_u64_value(pTHX_ SV *sv, uint64_t *out)
     }
     if (nok) {
         NV nv = SvNVX(sv);
+        if (digits && (NV)n == nv) { /* the digits' own number, which the float rounds */
+            *out = n;
+            return 1;
+        }
         if (!(nv >= 0) || nv >= 18446744073709551616.0 || nv != (NV)(UV)nv)
             return 0; /* NaN, negative, 2**64 and above (Inf), a fraction */
         *out = (uint64_t)(UV)nv;
         return 1;
     }
+    if (digits) {
+        *out = n;
+        return 1;
+    }
     return 0;
+}
+
+/* An argument as a refusal's message shows it, its magic already got: a tied one's copy, so
+ * that formatting it ("%" SVf) runs no second FETCH. */
+static SV *
+mcp_shown(pTHX_ SV *sv)
+{
+    SV *c;
+    if (!SvGMAGICAL(sv))
+        return sv;
+    c = sv_newmortal();
+    sv_setsv_nomg(c, sv);
+    return c;
 }
 
 /* An incr/decr delta as given: undef is 1 (Cache::Memcached::Fast's default); otherwise an
  * integer from 0 to 2**64-1 by its value (mcp_u64_value: 5, "5", 2**63, 1e3, the UV
- * 18446744073709551615), as set_counter reads its value. Anything else (-1, 2.5, "abc", 2**64,
- * "1e3", " 7", a reference) is refused, where a conversion would wrap (-1: 2**64-1, an incr
- * that decrements), saturate or truncate it into another delta: 0 with the message
- * (last_error's, naming the command, the key and the delta as given) in *why, a new mortal
- * SV. */
+ * 18446744073709551615, a dualvar by its number), as set_counter reads its value. Anything
+ * else (-1, 2.5, "abc", 2**64, "1e3", " 7", a reference) is refused, where a conversion
+ * would wrap (-1: 2**64-1, an incr that decrements), saturate or truncate it into another
+ * delta: 0 with the message (last_error's, naming the command, the key and the delta as
+ * given) in *why, a new mortal SV. A tied delta is fetched once, refused too. */
 static int
 mcp_delta(pTHX_ SV *d, const char *op, const uint8_t *k, size_t klen, uint64_t *out, SV **why)
 {
@@ -1591,7 +1605,7 @@ mcp_delta(pTHX_ SV *d, const char *op, const uint8_t *k, size_t klen, uint64_t *
                                "18446744073709551615 (memcached's counters are unsigned 64-bit; "
                                "for a negative one use %s%s), not '%" SVf "'",
                                op, (int)klen, (const char *)k, strncmp(op, "decr", 4) == 0 ? "incr" : "decr",
-                               strstr(op, "_or_init") ? "_or_init" : "", SVfARG(d)));
+                               strstr(op, "_or_init") ? "_or_init" : "", SVfARG(mcp_shown(aTHX_ d))));
     return 0;
 }
 
@@ -1610,7 +1624,7 @@ mcp_cas_token(pTHX_ SV *c, const char *op, const uint8_t *k, size_t klen, uint64
     *why = sv_2mortal(newSVpvf("%s \"%.*s\": the CAS unique must be a decimal integer from 1 to "
                                "18446744073709551615 (as gets returns it), not '%" SVf "'",
                                op, (int)klen, (const char *)k,
-                               SVfARG(SvOK(c) ? c : sv_2mortal(newSVpvs("undef")))));
+                               SVfARG(SvOK(c) ? mcp_shown(aTHX_ c) : sv_2mortal(newSVpvs("undef")))));
     return 0;
 }
 
@@ -3016,9 +3030,10 @@ set_counter(m, key, value, ...)
          * the value format; the core's mcpool_client_set_counter). memcached's counters are
          * unsigned 64-bit: it must be an integer from 0 to 18446744073709551615 by its value,
          * as incr's delta (mcp_u64_value): "12", 2**63 (an exact float), 1.0, the UV
-         * 18446744073709551615; an object by its string ("" overloaded). A negative one (a
-         * counter no incr takes), 1.5, "1e3", " 7", undef, 2**64 (and 2**64-1 computed as a
-         * float, which equals it) croak rather than store another number. */
+         * 18446744073709551615, a dualvar by its number (dualvar(3, "7") stores 3, as
+         * Cache::Memcached::Fast); an object by its string ("" overloaded). A negative one (a
+         * counter no incr takes), 1.5, the strings "1e3" and " 7", undef, 2**64 (and 2**64-1
+         * computed as a float, which equals it) croak rather than store another number. */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "set_counter");
         SvGETMAGIC(value);
         if (!SvOK(value))
@@ -3109,7 +3124,7 @@ incr_or_init(m, key, ...)
                 why = sv_2mortal(newSVpvf("%s \"%.*s\": the initial value must be a decimal integer "
                                           "from 0 to 18446744073709551615 (memcached's counters are "
                                           "unsigned 64-bit), not '%" SVf "'",
-                                          fn, (int)klen, (const char *)k, SVfARG(i)));
+                                          fn, (int)klen, (const char *)k, SVfARG(mcp_shown(aTHX_ i))));
                 mcpool_last_error_restore((const uint8_t *)SvPVX(why), SvCUR(why));
                 XSRETURN_EMPTY;
             }

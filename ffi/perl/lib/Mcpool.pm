@@ -1604,14 +1604,20 @@ intermediate copy); a single key takes the single-key read. A key asked twice ap
 
 =item incr, decr ($key, [$delta]), incr_multi, decr_multi (@keys or [$key, $delta], ...)
 
-C<$delta> (default 1; undef is 1) is an integer from 0 to 18446744073709551615, read by its
-value as Perl holds it: an integer (C<5>, the UV C<18446744073709551615>), a float that is
-exactly an integer (C<1e3>, C<4.0>, C<2**62>, C<2**63>, C<1e19>: never by the text Perl
-prints for it, C<9.22337203685478e+18> for C<2**63>), or a string of decimal digits (C<"5">,
-C<"18446744073709551615">, read exactly). C<set_counter> takes its value the same way, and
-the C<_with_version> calls their C<$delta> and C<$version>. Anything else (a negative number,
-C<1.5>, NaN, infinity, C<"abc">, C<"1e3">, C<" 7">, a float of 2**64 or more, a reference) is
-refused before anything is sent: C<undef>, C<last_error> C<incr "k": the delta must be a
+C<$delta> (default 1; undef is 1) is an integer from 0 to 18446744073709551615, read by the
+number Perl holds, exactly: a scalar that holds a number is read by that number, whatever its
+string says, as Cache::Memcached::Fast reads it: an integer (C<5>, the UV
+C<18446744073709551615>), a float that is exactly an integer (C<1e3>, C<4.0>, C<2**62>,
+C<2**63>, C<1e19>: never by the text Perl prints for it, C<9.22337203685478e+18> for
+C<2**63>), a dualvar by its number (C<Scalar::Util::dualvar(3, "7")> is 3, and so is
+C<dualvar(3, "x")>), a string already used as a number by the number Perl made of it. Only a
+scalar that holds no number (a plain string) is read by its text, which must be decimal
+digits, read exactly (C<"5">, C<"18446744073709551615">, all 20 digits, also after it was used
+as a number: Perl keeps a float that rounds it private). C<set_counter> takes its value the
+same way, and the C<_with_version> calls their C<$delta> and C<$version>, C<cas> its C<$cas>
+and C<set_bytes> its C<$flags>. Anything else (a negative number, C<1.5>, NaN, infinity, the
+strings C<"abc">, C<"1e3">, C<" 7">, a float of 2**64 or more, a reference) is refused before
+anything is sent: C<undef>, C<last_error> C<incr "k": the delta must be a
 decimal integer from 0 to 18446744073709551615 ...>, the counter untouched; in
 C<incr_multi>/C<decr_multi> that item alone (C<undef>, not sent).
 
@@ -1657,8 +1663,8 @@ Stores C<$value> as a counter for C<incr>/C<decr>: memcached's decimal text with
 never compressed, whatever the value format (the core's C<set_counter>, Whalin's
 C<storeCounter>). memcached's counters are unsigned 64-bit: C<$value> must be an integer
 from 0 to 18446744073709551615, read by its value as C<incr> reads its delta (an integer, a
-float that is exactly an integer such as C<2**63>, a string of decimal digits, an object by
-its string). C<18446744073709551615> (the integer literal, a UV, or that string) is stored
+float that is exactly an integer such as C<2**63>, a dualvar by its number, a string of
+decimal digits, an object by its string). C<18446744073709551615> (the integer literal, a UV, or that string) is stored
 and C<incr> then wraps to 0, as memcached does; C<2**64-1> is a float equal to 2**64 (see
 L</incr, decr ($key, [$delta]), incr_multi, decr_multi (@keys or [$key, $delta], ...)>) and
 croaks. Anything else (a negative number, which no C<incr> could count on, C<1.5>, C<"1e3">,

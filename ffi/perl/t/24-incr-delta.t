@@ -51,5 +51,81 @@ is($m->get("${p}a"), 2, '... that item was not sent (1 + the last item\'s 1)');
 @r = $m->decr_multi([ "${p}b", 'x' ]);
 is_deeply(\@r, [undef], 'decr_multi with only a refused item: undef');
 
+# A scalar that holds a number is read by that number, whatever its string says (a dualvar,
+# as CMF reads it); only one that holds none (a plain string) by its text, which must be
+# decimal digits, read exactly (tester finding badinput 1: dualvar(3, '7') was read as 7).
+{
+    use Scalar::Util qw(dualvar);
+    for my $case ([ "dualvar(3, '7')", sub { dualvar(3, '7') } ], [ "dualvar(3, 'x')", sub { dualvar(3, 'x') } ],
+                  [ "dualvar(3.0, '7')", sub { dualvar(3.0, '7') } ]) {
+        my ($name, $make) = @$case;
+        $m->set("${p}d", 10);
+        is($m->incr("${p}d", $make->()), 13, "incr 10 by $name: 13, by its number");
+        $m->set("${p}d", 10);
+        is($m->decr("${p}d", $make->()), 7, "decr 10 by $name: 7");
+        $m->set("${p}d", 10);
+        is_deeply([ $m->incr_multi([ "${p}d", $make->() ]) ], [13], "incr_multi 10 by $name: 13");
+        $m->set("${p}d", 10);
+        is_deeply([ $m->decr_multi([ "${p}d", $make->() ]) ], [7], "decr_multi 10 by $name: 7");
+        ok($m->set_counter("${p}sc", $make->()), "set_counter($name): stored");
+        is($m->get("${p}sc"), 3, '... as 3');
+        $m->set("${p}d", 10);
+        is($m->incr_or_init("${p}d", $make->(), 0), 13, "incr_or_init 10 by $name: 13");
+    }
+    if ($cmf) {
+        $cmf->set("${p}d", 10);
+        is($cmf->incr("${p}d", dualvar(3, '7')), 13, "CMF: incr 10 by dualvar(3, '7') is 13 too");
+    }
+    for my $d (dualvar(-1, '5'), dualvar(2.5, '5')) {
+        $m->set("${p}d", 10);
+        ok(!defined $m->incr("${p}d", $d), 'a dualvar whose number is refused (-1, 2.5): refused, not read as its string');
+        is($m->get("${p}d"), 10, '... the counter untouched');
+    }
+
+    # a tied dualvar: fetched once, read by its number
+    {
+        package DeltaFetchCount;
+        sub TIESCALAR { my ($c, $v) = @_; return bless { v => $v, n => 0 }, $c }
+        sub FETCH     { my $s = shift; $s->{n}++; return $s->{v} }
+        sub STORE     { }
+    }
+    my $obj = tie my $t, 'DeltaFetchCount', dualvar(3, '7');
+    $m->set("${p}d", 10);
+    is($m->incr("${p}d", $t), 13, 'incr by a tied dualvar(3, "7"): 13');
+    is($obj->{n}, 1, '... fetched once');
+    $obj = tie my $bad, 'DeltaFetchCount', 'x';
+    ok(!defined $m->incr("${p}d", $bad), 'incr by a tied "x": refused');
+    like(Mcpool::last_error(), qr/not 'x'/, '... last_error shows it');
+    is($obj->{n}, 1, '... fetched once, message included');
+
+    # the digits of 2**64-1, a plain string: exact, also once used as a number
+    my $big = '18446744073709551615';
+    $m->set("${p}d", 10);
+    is($m->incr("${p}d", $big), 9, 'incr 10 by "18446744073709551615": wraps to 9 (exact)');
+    ok($m->set_counter("${p}sc", $big), 'set_counter("18446744073709551615")');
+    is($m->get("${p}sc"), '18446744073709551615', '... stored exactly');
+    for my $use ([ 'as a float (* 1.5)', sub { my $x = $_[0] * 1.5 } ], [ 'as a float (sqrt)', sub { my $x = sqrt $_[0] } ],
+                 [ 'as an integer (+ 0)', sub { my $x = $_[0] + 0 } ], [ 'in ==', sub { my $x = $_[0] == 1 } ]) {
+        my ($how, $do) = @$use;
+        my $s = '18446744073709551615';
+        $do->($s);
+        $m->set("${p}d", 10);
+        is($m->incr("${p}d", $s), 9, "\"18446744073709551615\" used $how: still exact (wraps to 9)");
+        ok($m->set_counter("${p}sc", $s), '... set_counter');
+        is($m->get("${p}sc"), '18446744073709551615', '... stores all 20 digits');
+        my $s2 = '9007199254740993';    # 2**53+1: a double rounds it to 2**53
+        $do->($s2);
+        $m->set("${p}d", 0);
+        is($m->incr("${p}d", $s2), '9007199254740993', "\"9007199254740993\" used $how: exact");
+    }
+    my $seven = '7';
+    { my $x = $seven + 0 }
+    $m->set("${p}d", 10);
+    is($m->incr("${p}d", $seven), 17, '"7" used as a number: 7');
+    { no warnings 'numeric'; my $x = '7abc'; my $y = $x + 0;
+      $m->set("${p}d", 10);
+      ok(!defined $m->incr("${p}d", $x), '"7abc" used as a number: still refused (Perl keeps its 7 private)'); }
+}
+
 stop_memcached($srv);
 done_testing;
