@@ -259,6 +259,28 @@ fn a_set_refused_for_its_ttl_deletes_the_key_on_every_set_path() {
                 );
             }
         }
+        // A batch refused for its one ttl: each key's message says the batch's other keys
+        // went too (tester note retest38: C and the CLI report the first key's message)
+        for k in ["a", "b", "c"] {
+            assert_eq!(c.set(k, b"old", 0).unwrap(), StoreOutcome::Stored);
+        }
+        let items = [("a", &b"1"[..]), ("b", b"2"), ("c", b"3")];
+        for r in c.set_multi(&items, u32::MAX) {
+            let e = r.unwrap_err().to_string();
+            assert!(
+                e.contains("the key was deleted")
+                    && e.contains("and so were the batch's 2 other keys"),
+                "{p}: {e}"
+            );
+        }
+        for k in ["a", "b", "c"] {
+            assert_eq!(c.get(k).unwrap(), None, "{p} {k}");
+        }
+        let e = c
+            .set_multi_noreply(&items[..2], u32::MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("and so was the batch's other key"), "{p}: {e}");
         // Through the binding's entry: a signed time, named as given.
         assert_eq!(c.set("k", b"old", 0).unwrap(), StoreOutcome::Stored);
         let e = c

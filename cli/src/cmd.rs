@@ -349,6 +349,22 @@ struct Spec {
     writes: bool,
 }
 
+/// What a command's `--help` says after its usage line, where its arguments need it.
+fn notes(command: &str) -> Option<&'static str> {
+    match command {
+        "lease" => Some(
+            "TTL (the core's vivify_ttl: how long a miss's placeholder holds the election) and\n\
+             RECACHE_BELOW (also win the recompute of a value with less time to live) are\n\
+             durations, 0 to 2592000 seconds (30 days), never a unix time.",
+        ),
+        "invalidate" => Some(
+            "STALE_TTL (how long lease readers get the stale value) is a duration, 0 to\n\
+             2592000 seconds (30 days), never a unix time.",
+        ),
+        _ => None,
+    }
+}
+
 /// Every memcached command's arguments and options: the one place the CLI decides what is
 /// an option, a key or a value ([`parse_args`]).
 const COMMANDS: &[Spec] = {
@@ -1416,25 +1432,26 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
                 noreply,
             }
         }
+        // A lease's times are durations (0 to 30 days), by the core's rule for them.
         ("lease", [key, ttl, recache @ ..]) => {
-            let seconds = |what: &str, t: &[u8]| {
+            let seconds = |arg: &str, what: &'static str, t: &[u8]| {
                 text(t)
-                    .and_then(|t| crate::seconds(what, t))
+                    .and_then(|t| crate::lease_seconds(arg, what, t))
                     .map_err(|e| about(command, key, e))
             };
             Op::Lease {
                 key,
-                ttl: seconds("lease TTL", ttl)?,
+                ttl: seconds("lease TTL", "vivify_ttl", ttl)?,
                 recache_below: recache
                     .first()
-                    .map(|t| seconds("lease RECACHE_BELOW", t))
+                    .map(|t| seconds("lease RECACHE_BELOW", "recache_below", t))
                     .transpose()?,
             }
         }
         ("invalidate", &[key, ttl]) => Op::Invalidate {
             key,
             stale_ttl: text(ttl)
-                .and_then(|t| crate::seconds("invalidate STALE_TTL", t))
+                .and_then(|t| crate::lease_seconds("invalidate STALE_TTL", "stale_ttl", t))
                 .map_err(|e| about(command, key, e))?,
         },
         ("info", &[key]) => Op::Info { key },
@@ -1542,6 +1559,9 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
     let op = match parsed {
         Parsed::Help => {
             outln!("usage: mcpool [GLOBAL OPTIONS] {}", spec.usage);
+            if let Some(notes) = notes(spec.name) {
+                outln!("{notes}");
+            }
             outln!("(every command and global option: mcpool --help)");
             return ExitCode::SUCCESS;
         }
@@ -1680,19 +1700,29 @@ fn set_seconds(client: &Client, key: &[u8], ttl: SetTtl) -> mcpool::Result<u32> 
         SetTtl::Refused(given) => given,
     };
     client.wire_key(key)?;
-    let n = given.parse::<i64>().unwrap_or(i64::MAX);
     client
-        .store_ttl_checked(StoreCommand::Set, key, n)
-        .map_err(|e| match e {
-            // (a number beyond i64 is named as given, not as the largest i64)
-            mcpool::Error::InvalidArgument { what, reason } if given.parse::<i64>().is_err() => {
-                mcpool::Error::InvalidArgument {
-                    what,
-                    reason: reason.replacen(&n.to_string(), given, 1),
-                }
+        .store_ttl_checked(StoreCommand::Set, key, signed(given))
+        .map_err(|e| named_as_given(given, e))
+}
+
+/// A refused `--ttl` (all digits) as the core's signed times take it: one beyond i64 is the
+/// largest i64 (refused as well), which [`named_as_given`] then names as given.
+fn signed(given: &str) -> i64 {
+    given.parse::<i64>().unwrap_or(i64::MAX)
+}
+
+/// The core's refusal of the `--ttl` `given`, naming the number as given: one beyond i64 is
+/// not named as the largest i64.
+fn named_as_given(given: &str, e: mcpool::Error) -> mcpool::Error {
+    match e {
+        mcpool::Error::InvalidArgument { what, reason } if given.parse::<i64>().is_err() => {
+            mcpool::Error::InvalidArgument {
+                what,
+                reason: reason.replacen(&signed(given).to_string(), given, 1),
             }
-            e => e,
-        })
+        }
+        e => e,
+    }
 }
 
 /// Does a checked command on the servers: its output on stdout, a miss or refused store

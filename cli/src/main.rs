@@ -75,10 +75,13 @@ exists)`):
                              computing), each followed by <TAB>VALUE when there is a
                              stale value to serve meanwhile (exit 1); a miss leaves a
                              placeholder for TTL seconds (at least 1); RECACHE_BELOW:
-                             also win the recompute of a value with less time to live
+                             also win the recompute of a value with less time to live.
+                             TTL (the core's vivify_ttl) and RECACHE_BELOW: 0 to 2592000
+                             seconds (30 days), durations, never a unix time
   invalidate KEY STALE_TTL   mark the value stale rather than delete it (--protocol
                              meta): lease readers get it, flagged, for STALE_TTL
-                             seconds while one recomputes; exit 1 when missing
+                             seconds while one recomputes; exit 1 when missing.
+                             STALE_TTL: 0 to 2592000 seconds (30 days), a duration
   info KEY                   an item's metadata without its value (--protocol meta),
                              one NAME VALUE line each: hit_before true|false,
                              last_access (seconds), ttl (seconds or never), cas, size
@@ -118,6 +121,9 @@ exists)`):
   TTL, --ttl S and DELAY are seconds, 0-2147483647 (0: never; above 30 days a unix time);
   a larger one is refused (exit 2): memcached would read it as negative and expire at once
   (set, set-multi and set-counter then delete the key, as memcached does with such a set).
+  A lease's TTL and RECACHE_BELOW and invalidate's STALE_TTL are durations, 0 to 2592000
+  seconds (30 days): a negative or longer one is refused (exit 2), since memcached would
+  read a longer one as a unix time long past.
 
 Global options:
   --servers HOST:PORT[,HOST:PORT...]  servers ([v6]:port and unix socket paths too). Without it,
@@ -360,6 +366,27 @@ pub fn seconds_as(flag: &str, what: &'static str, v: &str) -> Result<u32, String
             )
         })?;
     mcpool::ttl::check(what, n).map_err(|e| format!("{flag}: {e}"))
+}
+
+/// A lease's time for `arg` (lease's TTL and RECACHE_BELOW, invalidate's STALE_TTL), which
+/// the core names `what` (`vivify_ttl`, `recache_below`, `stale_ttl`): a duration, 0 to 30
+/// days, read by the core's one rule for signed times (`mcpool::ttl::checked_from_signed`),
+/// so a negative one or one above 30 days is refused as every other surface refuses it
+/// (`invalid vivify_ttl: -1 is negative; ...`; tester finding retest38 1: the CLI said the
+/// store range 0-2147483647 for them). A number beyond i64, or no number, is an error
+/// naming the argument and its range.
+pub fn lease_seconds(arg: &str, what: &'static str, v: &str) -> Result<u32, String> {
+    let digits = v.strip_prefix('-').unwrap_or(v);
+    let n = (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| v.parse::<i64>().ok())
+        .flatten()
+        .ok_or_else(|| {
+            format!(
+                "{arg} takes seconds, a whole number 0-{} (30 days), not {v:?}",
+                mcpool::ttl::RELATIVE_MAX
+            )
+        })?;
+    mcpool::ttl::checked_from_signed(what, n).map_err(|e| e.to_string())
 }
 
 /// A whole number as the CLI's arguments write one: decimal digits only (no sign, no

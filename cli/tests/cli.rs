@@ -1247,6 +1247,100 @@ fn leases_invalidate_and_info() {
     }
 }
 
+/// Tester finding retest38 1: lease's TTL and RECACHE_BELOW and invalidate's STALE_TTL are
+/// durations, read by the core's rule for them (`mcpool::ttl::checked_from_signed`): a
+/// negative one or one above 30 days is refused with the message every other surface gives
+/// (the CLI said the store range 0-2147483647 for -1 and 2147483648); one beyond i64 is a
+/// usage error naming the argument and the range 0-2592000. Refused before anything is
+/// sent; the help says the range.
+#[test]
+fn lease_times_are_durations_by_the_core_rule() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let meta = |rest: &[&str]| {
+        let mut a = vec!["--protocol", "meta"];
+        a.extend_from_slice(rest);
+        on(&s, &a)
+    };
+    let key = unique("clk");
+    let k = key.as_str();
+    for (args, what, arg) in [
+        (&["lease", k][..], "vivify_ttl", "lease TTL"),
+        (&["lease", k, "30"], "recache_below", "lease RECACHE_BELOW"),
+        (&["invalidate", k], "stale_ttl", "invalidate STALE_TTL"),
+    ] {
+        let command = args[0];
+        let refused = |given: &str| {
+            let mut a = args.to_vec();
+            a.push(given);
+            let o = meta(&a);
+            assert_eq!(code(&o), 2, "{a:?}");
+            assert!(o.stdout.is_empty(), "{a:?}");
+            String::from_utf8_lossy(&o.stderr).into_owned()
+        };
+        assert_eq!(
+            refused("-1"),
+            format!(
+                "mcpool: {command} \"{k}\": invalid {what}: -1 is negative; a {what} is 0 to \
+                 2592000 seconds\n"
+            )
+        );
+        for above in ["2147483648", "2592001", "4294967296", "9223372036854775807"] {
+            let err = refused(above);
+            assert!(
+                err.starts_with(&format!(
+                    "mcpool: {command} \"{k}\": invalid {what}: {above} is above 2592000 (30 \
+                     days): a {what} is a duration"
+                )),
+                "{args:?} {above}: {err}"
+            );
+            assert!(!err.contains("2147483647"), "{err}");
+        }
+        for bad in [
+            "99999999999999999999",
+            "-99999999999999999999",
+            "x",
+            "+5",
+            "",
+        ] {
+            let err = refused(bad);
+            assert!(
+                err.starts_with(&format!(
+                    "mcpool: {command} \"{k}\": {arg} takes seconds, a whole number 0-2592000 \
+                     (30 days), not {bad:?}"
+                )),
+                "{args:?} {bad}: {err}"
+            );
+            assert!(!err.contains("2147483647"), "{err}");
+        }
+    }
+    // Nothing was sent: no placeholder holds the election, and the key is not there.
+    let o = meta(&["lease", k, "30"]);
+    assert_eq!((code(&o), &o.stdout[..]), (1, &b"recompute\n"[..]));
+    // 30 days and 0 are taken.
+    assert_eq!(code(&meta(&["set", k, "v", "--ttl", "100"])), 0);
+    let o = meta(&["lease", k, "2592000", "0"]);
+    assert_eq!((code(&o), &o.stdout[..]), (0, &b"hit\tv\n"[..]));
+    assert_eq!(code(&meta(&["invalidate", k, "2592000"])), 0);
+    assert_eq!(code(&meta(&["invalidate", k, "0"])), 0);
+
+    // The help says the range, where the commands are documented.
+    for command in ["lease", "invalidate"] {
+        let o = mcpool(&[command, "--help"]);
+        assert_eq!(code(&o), 0);
+        let help = String::from_utf8_lossy(&o.stdout).replace('\n', " ");
+        assert!(help.contains("0 to 2592000 seconds (30 days)"), "{help}");
+        assert!(!help.contains("2147483647"), "{help}");
+    }
+    let help = String::from_utf8_lossy(&mcpool(&["--help"]).stdout).into_owned();
+    assert!(
+        help.contains("TTL (the core's vivify_ttl) and RECACHE_BELOW: 0 to 2592000")
+            && help.contains("STALE_TTL: 0 to 2592000 seconds (30 days)")
+            && help.contains("invalidate's STALE_TTL are durations, 0 to 2592000"),
+        "{help}"
+    );
+}
+
 /// Another language's serialized object: an error (exit 2) with its option off; with it on,
 /// its serialized bytes exactly as stored, which that language loads (never a made-up
 /// stand-in such as "<a Python pickle of 20 bytes>" reported as the value, exit 0).

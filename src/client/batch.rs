@@ -371,13 +371,18 @@ impl Client {
                 .copied()
                 .filter(|k| self.wire_key(k).is_ok())
                 .collect();
-            let mut deleted = self.delete_multi(&valid).into_iter();
+            let results = self.delete_multi(&valid);
+            let done = results.iter().filter(|r| r.is_ok()).count();
+            let mut deleted = results.into_iter();
             return keys
                 .into_iter()
                 .map(|key| {
                     self.wire_key(key)?;
                     let d = deleted.next().unwrap_or(Ok(false));
-                    Err(super::commands::set_refused_and_deleted(&e, d))
+                    // (the other keys: every valid one but this, deleted or not)
+                    let others = (done - usize::from(d.is_ok()), valid.len() - 1);
+                    let e = super::commands::set_refused_and_deleted(&e, d, Some(others));
+                    Err(e)
                 })
                 .collect();
         }

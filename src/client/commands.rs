@@ -822,7 +822,7 @@ impl Client {
     pub(crate) fn ttl_refused(&self, cmd: StoreCommand, key: &[u8], e: Error) -> Error {
         match e {
             Error::InvalidArgument { what: "ttl", .. } if cmd == StoreCommand::Set => {
-                set_refused_and_deleted(&e, self.delete(key))
+                set_refused_and_deleted(&e, self.delete(key), None)
             }
             e => e,
         }
@@ -982,13 +982,28 @@ pub(super) fn store_op(cmd: StoreCommand) -> Op {
 
 /// The error of a set refused for its ttl (`e`, an [`Error::InvalidArgument`]) whose key was
 /// then deleted (`deleted`: the delete's outcome), saying both ([`Client::ttl_refused`]).
-pub(super) fn set_refused_and_deleted(e: &Error, deleted: Result<bool>) -> Error {
+/// `others`: in a batch refused for its one ttl, how many of its other keys were deleted and
+/// how many there are, so that each key's message says the whole batch went (tester note
+/// retest38: a batch's first message, which C and the CLI report, named one key deleted).
+pub(super) fn set_refused_and_deleted(
+    e: &Error,
+    deleted: Result<bool>,
+    others: Option<(usize, usize)>,
+) -> Error {
     let reason = match e {
         Error::InvalidArgument { reason, .. } => reason.as_str(),
         _ => "",
     };
+    let rest = match others {
+        None | Some((_, 0)) => String::new(),
+        Some((1, 1)) => ", and so was the batch's other key".to_owned(),
+        Some((done, n)) if done == n => format!(", and so were the batch's {n} other keys"),
+        Some((done, n)) => format!(", and {done} of the batch's {n} other keys (see theirs)"),
+    };
     let done = match deleted {
-        Ok(_) => "the key was deleted, as memcached deletes it when it refuses a set".to_owned(),
+        Ok(_) => {
+            format!("the key was deleted, as memcached deletes it when it refuses a set{rest}")
+        }
         Err(d) => format!("deleting the key, as a refused set does, failed too: {d}"),
     };
     Error::InvalidArgument {
