@@ -1130,9 +1130,10 @@ fn value_file(spec: &Spec, a: &Args, path: &[u8]) -> Result<(usize, Vec<u8>), St
 /// An argument that must be text (a number, an option, a statistics group).
 fn text(a: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(a).map_err(|_| {
+        // (its bytes shown as they are, \xNN, never as U+FFFD: tester finding retest37b 6)
         format!(
-            "argument {:?} is not UTF-8 (only keys and values may be any bytes)",
-            String::from_utf8_lossy(a)
+            "argument {} is not UTF-8 (only keys and values may be any bytes)",
+            shown_key(a)
         )
     })
 }

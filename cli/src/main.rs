@@ -693,9 +693,15 @@ fn run() -> ExitCode {
         (from..to.min(raw.len()))
             .find(|&i| std::str::from_utf8(&raw[i]).is_err())
             .map(|i| {
+                // (its bytes as they are, \xNN, never U+FFFD, unless it is a secret's)
+                let shown = shown_argument(&args, i);
+                let shown = if shown == format!("{:?}", args[i]) {
+                    cmd::shown_key(&raw[i])
+                } else {
+                    shown
+                };
                 usage_error(&format!(
-                    "argument {} is not UTF-8 (only a command's keys and values may be any bytes)",
-                    shown_argument(&args, i)
+                    "argument {shown} is not UTF-8 (only a command's keys and values may be any bytes)"
                 ))
             })
     };

@@ -344,6 +344,30 @@ fn ring_keys_name_their_file_and_dash_is_standard_input() {
 fn messages_name_what_is_at_fault() {
     let mc = Memcached::start(&[]);
     let s = mc.addr();
+    // Any other argument that is not UTF-8: its bytes shown escaped too (tester finding
+    // retest37b 6: "argument \"\u{fffd}\" is not UTF-8")
+    for (args, bad, shown) in [
+        (
+            &["--servers", &s, "set-counter", "kc"][..],
+            &b"\xff"[..],
+            "\"\\xff\"",
+        ),
+        (&["--servers", &s, "incr", "kc"][..], b"1\xff", "\"1\\xff\""),
+        (&[][..], b"--fo\xff", "\"--fo\\xff\""),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args(args)
+            .arg(std::ffi::OsStr::from_bytes(bad))
+            .output()
+            .unwrap();
+        let e = stderr(&o);
+        assert!(
+            code(&o) == 2
+                && e.contains(&format!("argument {shown} is not UTF-8"))
+                && !e.contains('\u{fffd}'),
+            "{args:?}: {e}"
+        );
+    }
     // A value that is not UTF-8, shown escaped as keys are (not as U+FFFD).
     let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
         .args(["--servers", &s, "set", "k"])
