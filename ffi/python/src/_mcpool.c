@@ -328,10 +328,58 @@ static void set_cause(PyObject *cause) {
     PyErr_Restore(t, v, tb);
 }
 
+/* The exception being raised, when it is mcpool's own ClientError (or a subclass: a bad key,
+ * value or argument the binding refused), raised again naming the call and the key: the
+ * same class, its message prefixed with "call 'key': " (key NULL: "call: "; a key that is
+ * no str or bytes is not shown), its attributes (`status`, ...) and `__cause__` kept, as the
+ * core's messages and the binding's own (`incr 'k': delta must be ...`) name them (tester
+ * finding badinput 4). Any other exception is left as it is. */
+static void name_call(const char *call, PyObject *key) {
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    if (v == NULL || PyObject_IsInstance(v, ClientError) != 1) {
+        PyErr_Clear();
+        PyErr_Restore(t, v, tb);
+        return;
+    }
+    if (key != NULL && !PyUnicode_Check(key) && !PyBytes_Check(key))
+        key = NULL;
+    PyObject *msg = PyObject_Str(v);
+    PyObject *named = msg == NULL ? NULL
+                      : key != NULL ? PyUnicode_FromFormat("%s %R: %U", call, key, msg)
+                                    : PyUnicode_FromFormat("%s: %U", call, msg);
+    PyObject *nv = named != NULL ? PyObject_CallFunctionObjArgs(t, named, NULL) : NULL;
+    PyObject *d = nv != NULL ? PyObject_GetAttrString(v, "__dict__") : NULL;
+    int ok = d != NULL && PyDict_Check(d);
+    PyObject *name, *val;
+    Py_ssize_t pos = 0;
+    while (ok && PyDict_Next(d, &pos, &name, &val))
+        ok = PyObject_SetAttr(nv, name, val) == 0;
+    Py_XDECREF(msg);
+    Py_XDECREF(named);
+    Py_XDECREF(d);
+    if (!ok) { /* as it was */
+        Py_XDECREF(nv);
+        PyErr_Clear();
+        PyErr_Restore(t, v, tb);
+        return;
+    }
+    PyObject *cause = PyException_GetCause(v); /* new reference, or NULL */
+    if (cause != NULL)
+        PyException_SetCause(nv, cause); /* steals cause */
+    if (tb != NULL)
+        PyException_SetTraceback(nv, tb);
+    Py_DECREF(v);
+    PyErr_Restore(t, nv, tb);
+}
+
 /* A str's UTF-8 bytes, cached in the str itself (PyUnicode_AsUTF8AndSize, in the limited API
  * from 3.10): *owner is a new reference to s, which keeps *p valid until it is released.
- * -1 with an exception. */
-static int utf8(PyObject *s, const char **p, Py_ssize_t *n, PyObject **owner) {
+ * what names s in the error of a str UTF-8 cannot encode ("the key", "the value"; NULL: not
+ * named). -1 with an exception. */
+static int utf8_named(PyObject *s, const char *what, const char **p, Py_ssize_t *n,
+                      PyObject **owner) {
     const char *c = PyUnicode_AsUTF8AndSize(s, n);
     if (c == NULL) {
         *owner = NULL;
@@ -341,8 +389,11 @@ static int utf8(PyObject *s, const char **p, Py_ssize_t *n, PyObject **owner) {
             PyErr_Fetch(&t, &v, &tb);
             PyErr_NormalizeException(&t, &v, &tb);
             raise_with(ClientError, MCPOOL_INVALID_ARGUMENT,
-                       PyUnicode_FromFormat("a str that UTF-8 cannot encode (a lone "
-                                            "surrogate): %S", v));
+                       what != NULL ? PyUnicode_FromFormat("%s is a str that UTF-8 cannot "
+                                                           "encode (a lone surrogate): %S",
+                                                           what, v)
+                                    : PyUnicode_FromFormat("a str that UTF-8 cannot encode "
+                                                           "(a lone surrogate): %S", v));
             /* the UnicodeEncodeError as its __cause__: the compat layers raise it as their
              * peers do (python-memcached's .encode('utf-8')) */
             set_cause(v);
@@ -357,9 +408,16 @@ static int utf8(PyObject *s, const char **p, Py_ssize_t *n, PyObject **owner) {
     return 0;
 }
 
-/* A key: bytes as they are, str as UTF-8. *p points into key (then *owner is NULL) or into
- * *owner, a new reference the caller releases (Py_XDECREF) once done with *p. */
-static int key_bytes(PyObject *key, const uint8_t **p, size_t *n, PyObject **owner) {
+/* utf8_named without a name. */
+static int utf8(PyObject *s, const char **p, Py_ssize_t *n, PyObject **owner) {
+    return utf8_named(s, NULL, p, n, owner);
+}
+
+/* A key (or a value taken as its bytes, what naming it: "the value"): bytes as they are, str
+ * as UTF-8. *p points into key (then *owner is NULL) or into *owner, a new reference the
+ * caller releases (Py_XDECREF) once done with *p. */
+static int text_bytes(PyObject *key, const char *what, const uint8_t **p, size_t *n,
+                      PyObject **owner) {
     *owner = NULL;
     if (PyBytes_Check(key)) {
         char *c;
@@ -373,7 +431,7 @@ static int key_bytes(PyObject *key, const uint8_t **p, size_t *n, PyObject **own
     if (PyUnicode_Check(key)) {
         Py_ssize_t len = 0;
         const char *s = NULL;
-        if (utf8(key, &s, &len, owner) < 0)
+        if (utf8_named(key, what, &s, &len, owner) < 0)
             return -1;
         *p = (const uint8_t *)s;
         *n = (size_t)len;
@@ -383,23 +441,83 @@ static int key_bytes(PyObject *key, const uint8_t **p, size_t *n, PyObject **own
     return -1;
 }
 
+/* A key: text_bytes of "the key". */
+static int key_bytes(PyObject *key, const uint8_t **p, size_t *n, PyObject **owner) {
+    return text_bytes(key, "the key", p, n, owner);
+}
+
+/* key_bytes for the call `call` on key: a key refused (of the wrong type, a str UTF-8 cannot
+ * encode) names the call and the key (name_call). */
+static int call_key(const char *call, PyObject *key, const uint8_t **p, size_t *n,
+                    PyObject **owner) {
+    if (key_bytes(key, p, n, owner) == 0)
+        return 0;
+    name_call(call, key);
+    return -1;
+}
+
+/* A time argument as read (time_parse): ok with ttl, the C ABI's uint32_t, when it can be
+ * passed on as it is; otherwise for the core to refuse: seconds, the number it is given,
+ * and given (a new reference, released by the reader; NULL when seconds is the caller's
+ * number) what the caller wrote, a float that is no whole number, an int beyond 64 bits, or
+ * a float that is no finite number (nonfinite: nan, inf, -inf, given to the core as
+ * INT64_MAX, a time it refuses, as Perl gives it), which the message names instead
+ * (time_message). */
+typedef struct {
+    int ok;
+    uint32_t ttl;
+    int64_t seconds;
+    PyObject *given;
+    int nonfinite;
+} store_time_t;
+
 /* The thread's last error, a time refused by the core, as a new str: in the words the call
  * itself uses for 2**31 (`set "k": invalid ttl: 4294967296 is above 2147483647 ...`), the
- * number named as the caller wrote it. seconds is the number the core was given; given
- * (borrowed; NULL when seconds is the caller's number) is what the caller wrote, a float
- * that is no whole number or an int beyond 64 bits, and the message names it instead.
- * core_what is the core's name of the time, what the call's ("delay" is checked as a
- * "ttl"). NULL with an exception. */
-static PyObject *time_message(const char *core_what, const char *what, int64_t seconds,
-                              PyObject *given) {
+ * number named as the caller wrote it (t's given, when it is not t's seconds). A time that is
+ * no finite number, which the core was given as INT64_MAX, is named as given with its own
+ * reason, the core's reason replaced up to its "; " (what a refused set did about the key is
+ * kept): `set "k": invalid ttl: inf is not a finite number of seconds; nothing was stored and
+ * the key was deleted, ...` (tester findings retest37 4, retest38 4: "expiry time must be a
+ * finite number of seconds, not inf", no call, key or argument, and a set left the old
+ * value). core_what is the core's name of the time, what the call's ("delay" is checked as
+ * a "ttl"). NULL with an exception. */
+static PyObject *time_message(const char *core_what, const char *what, const store_time_t *t) {
     PyObject *msg = PyUnicode_DecodeUTF8(mcpool_last_error_message(),
                                          (Py_ssize_t)mcpool_last_error_length(), "replace");
-    if (msg == NULL || (given == NULL && strcmp(core_what, what) == 0))
+    if (msg == NULL || (t->given == NULL && strcmp(core_what, what) == 0))
         return msg;
-    PyObject *from = PyUnicode_FromFormat("invalid %s: %lld", core_what, (long long)seconds);
-    PyObject *to = given != NULL ? PyUnicode_FromFormat("invalid %s: %U", what, given)
-                                 : PyUnicode_FromFormat("invalid %s: %lld", what,
-                                                        (long long)seconds);
+    if (t->nonfinite) {
+        PyObject *from = PyUnicode_FromFormat("invalid %s: ", core_what);
+        PyObject *semi = PyUnicode_FromString("; ");
+        Py_ssize_t len = PyUnicode_GetLength(msg), at = -2, end = -2;
+        if (from != NULL && semi != NULL && len >= 0 &&
+            (at = PyUnicode_Find(msg, from, 0, len, 1)) >= 0)
+            end = PyUnicode_Find(msg, semi, at, len, 1);
+        Py_XDECREF(from);
+        Py_XDECREF(semi);
+        if (at == -2 || (at >= 0 && end == -2)) { /* an exception */
+            Py_DECREF(msg);
+            return NULL;
+        }
+        if (at >= 0) {
+            PyObject *head = PyUnicode_Substring(msg, 0, at);
+            PyObject *tail = PyUnicode_Substring(msg, end < 0 ? len : end, len);
+            PyObject *named = head != NULL && tail != NULL
+                                  ? PyUnicode_FromFormat("%Uinvalid %s: %U is not a finite "
+                                                         "number of seconds%U",
+                                                         head, what, t->given, tail)
+                                  : NULL;
+            Py_XDECREF(head);
+            Py_XDECREF(tail);
+            Py_DECREF(msg);
+            return named;
+        }
+        return msg; /* not the core's words for a time: as it is */
+    }
+    PyObject *from = PyUnicode_FromFormat("invalid %s: %lld", core_what, (long long)t->seconds);
+    PyObject *to = t->given != NULL ? PyUnicode_FromFormat("invalid %s: %U", what, t->given)
+                                    : PyUnicode_FromFormat("invalid %s: %lld", what,
+                                                           (long long)t->seconds);
     PyObject *named = from != NULL && to != NULL ? PyUnicode_Replace(msg, from, to, 1) : NULL;
     Py_XDECREF(from);
     Py_XDECREF(to);
@@ -411,12 +529,12 @@ static PyObject *time_message(const char *core_what, const char *what, int64_t s
  * bits, or a negative lease time, was "expiry time must be between 0 and 2147483647
  * seconds", no call, key, argument or number): mcpool_expiry_checked's error for the call op
  * on key (a str or bytes as given; NULL: the call's own time, a batch's or flush_all's), in
- * time_message's words, with `server` None as for 2**31. seconds and given (stolen) as
- * time_message's. The core takes no "delay" (flush_all's): it is checked as a "ttl" and
- * named as the call names it. Returns -1 with the exception, or 0 and *out if the core takes
- * the time after all. A store's time goes to store_ttl instead. */
-static int time_refused(const char *op, PyObject *key, const char *what, int64_t seconds,
-                        PyObject *given, uint32_t *out) {
+ * time_message's words, with `server` None as for 2**31. t: time_parse's (t->ok false). The
+ * core takes no "delay" (flush_all's): it is checked as a "ttl" and named as the call names
+ * it. Returns -1 with the exception, or 0 and *out if the core takes the time after all. A
+ * store's time goes to store_expiry and raise_store, or store_time_status. */
+static int time_refused(const char *op, PyObject *key, const char *what, const store_time_t *t,
+                        uint32_t *out) {
     const char *core_what = strcmp(what, "delay") == 0 ? "ttl" : what;
     const uint8_t *k = NULL;
     size_t kn = 0;
@@ -425,49 +543,54 @@ static int time_refused(const char *op, PyObject *key, const char *what, int64_t
         PyErr_Clear(); /* a key of the wrong type: the call refuses it; the time names none */
         k = NULL;
     }
-    mcpool_status st = mcpool_expiry_checked(op, k, kn, core_what, seconds, out);
+    mcpool_status st = mcpool_expiry_checked(op, k, kn, core_what, t->seconds, out);
     Py_XDECREF(own);
-    if (st == MCPOOL_OK) {
-        Py_XDECREF(given);
+    if (st == MCPOOL_OK)
         return 0;
-    }
-    PyObject *msg = time_message(core_what, what, seconds, given);
-    Py_XDECREF(given);
-    raise_at(error_class(st), st, msg, Py_None);
+    raise_at(error_class(st), st, time_message(core_what, what, t), Py_None);
     return -1;
 }
 
-/* Reads a time argument (None: 0) for time_arg (what as there): 1 with *out, the C ABI's
- * uint32_t, when the time can be passed on as it is (0 to 2**32-1, the calls refusing one
+/* Reads a time argument o (None: 0) of the call `call` on key (NULL: a time of the whole
+ * call) into *t (release t->given after; NULL on an error), what as time_arg's: t->ok with
+ * t->ttl when the time can be passed on as it is (0 to 2**32-1, the calls refusing one
  * above MCPOOL_MAX_TTL) or is a negative "ttl" or "delay" (the core's rules for signed
- * times); 0 with *seconds and *given (a new reference or NULL, as time_message's) when the
- * core is to refuse it (beyond 32 bits, a negative lease time, a fraction above
- * MCPOOL_MAX_TTL); -1 with an exception (not a number, nan, a bool). */
-static int time_parse(PyObject *o, const char *what, int64_t *seconds, PyObject **given,
-                      uint32_t *out) {
-    *given = NULL; /* the caller's number, when *seconds is not it */
-    if (o == NULL || o == Py_None) {
-        *out = 0;
-        return 1;
-    }
+ * times); not t->ok, with t->seconds and t->given, when the core is to refuse it (beyond 32
+ * bits, a negative lease time, a fraction above MCPOOL_MAX_TTL, nan or an infinity). -1
+ * with an exception: a ClientTypeError naming the call, the key and the argument for
+ * anything that is not a number (a bool, a str: tester finding badinput 4, "expiry time
+ * must be an int, not str", though a float and None are taken too). */
+static int time_parse(PyObject *o, const char *call, PyObject *key, const char *what,
+                      store_time_t *t) {
+    t->ok = 1;
+    t->ttl = 0;
+    t->seconds = 0;
+    t->given = NULL; /* the caller's number, when t->seconds is not it */
+    t->nonfinite = 0;
+    if (o == NULL || o == Py_None)
+        return 0;
     if (PyFloat_Check(o)) {
         double d = PyFloat_AsDouble(o);
-        if (!isfinite(d)) { /* nan, inf, -inf (tester finding pyteam 5: named a range) */
-            PyErr_Format(ClientError, "expiry time must be a finite number of seconds, not %R",
-                         o);
-            return -1;
-        }
-        *seconds = mcpool_whole_seconds(d);
-        if ((double)*seconds != d) {
-            /* named as a float (a subclass's repr may be another: numpy's "np.float64(..)") */
-            PyObject *f = PyFloat_FromDouble(d);
-            *given = f != NULL ? PyObject_Repr(f) : NULL;
+        /* named as a float (a subclass's repr may be another: numpy's "np.float64(..)") */
+        PyObject *f = PyFloat_FromDouble(d);
+        if (!isfinite(d)) { /* nan, inf, -inf: refused by the core as INT64_MAX */
+            t->given = f != NULL ? PyObject_Repr(f) : NULL;
             Py_XDECREF(f);
-            if (*given == NULL)
-                return -1;
+            t->ok = 0;
+            t->seconds = INT64_MAX;
+            t->nonfinite = 1;
+            return t->given == NULL ? -1 : 0;
         }
+        t->seconds = mcpool_whole_seconds(d);
+        if ((double)t->seconds != d)
+            t->given = f != NULL ? PyObject_Repr(f) : NULL;
+        Py_XDECREF(f);
+        if ((double)t->seconds != d && t->given == NULL)
+            return -1;
     } else if (PyBool_Check(o) || !PyIndex_Check(o)) {
-        PyErr_Format(ClientTypeError, "expiry time must be an int, not %.100s", TPNAME(o));
+        PyErr_Format(ClientTypeError, "%s must be an int, a float or None, not %.100s",
+                     strcmp(what, "ttl") == 0 ? "time" : what, TPNAME(o));
+        name_call(call, key);
         return -1;
     } else {
         PyObject *i = PyNumber_Index(o);
@@ -479,32 +602,33 @@ static int time_parse(PyObject *o, const char *what, int64_t *seconds, PyObject 
             Py_DECREF(i);
             return -1;
         }
-        *seconds = overflow > 0 ? INT64_MAX : overflow < 0 ? INT64_MIN : (int64_t)v;
-        if (overflow && (*given = PyObject_Str(i)) == NULL) {
+        t->seconds = overflow > 0 ? INT64_MAX : overflow < 0 ? INT64_MIN : (int64_t)v;
+        if (overflow && (t->given = PyObject_Str(i)) == NULL) {
             Py_DECREF(i);
             return -1;
         }
         Py_DECREF(i);
     }
-    if (*seconds < 0 && (strcmp(what, "ttl") == 0 || strcmp(what, "delay") == 0)) {
-        Py_CLEAR(*given);
-        *out = strcmp(what, "ttl") == 0 ? mcpool_expiry_from_signed(*seconds)
-                                        : mcpool_delay_from_signed(*seconds);
-        return 1;
+    if (t->seconds < 0 && (strcmp(what, "ttl") == 0 || strcmp(what, "delay") == 0)) {
+        Py_CLEAR(t->given);
+        t->ttl = strcmp(what, "ttl") == 0 ? mcpool_expiry_from_signed(t->seconds)
+                                          : mcpool_delay_from_signed(t->seconds);
+        return 0;
     }
-    if (*seconds >= 0 && *seconds <= (*given != NULL ? MCPOOL_MAX_TTL : UINT32_MAX)) {
-        Py_CLEAR(*given);
-        *out = (uint32_t)*seconds;
-        return 1;
+    if (t->seconds >= 0 && t->seconds <= (t->given != NULL ? MCPOOL_MAX_TTL : UINT32_MAX)) {
+        Py_CLEAR(t->given);
+        t->ttl = (uint32_t)t->seconds;
+        return 0;
     }
+    t->ok = 0;
     return 0;
 }
 
 /* Seconds of a time argument (None: 0) as the C ABI's uint32_t, for the call op on key (a
  * str or bytes as given; NULL for a time of the whole call: a batch's, flush_all's). what
- * names it as the core does: "ttl" (a touch's or counter's expiry), "delay" (flush_all's) or
- * a lease's "vivify_ttl", "recache_below", "stale_ttl". A store's expiry is
- * store_time_parse's and store_ttl's.
+ * names it as the core does: "ttl" (a touch's or counter's expiry, the argument `time`),
+ * "delay" (flush_all's) or a lease's "vivify_ttl", "recache_below", "stale_ttl". A store's
+ * expiry is store_time_parse's and store_expiry's.
  *
  * An int, or any integer with __index__ (numpy.int64, not an int subclass: operator.index,
  * as pylibmc takes one; tester finding expiry 6), never a bool; or a float, which goes
@@ -517,38 +641,29 @@ static int time_parse(PyObject *o, const char *what, int64_t *seconds, PyObject 
  * now (mcpool_delay_from_signed: pylibmc and Cache::Memcached::Fast send -1 for it); a
  * negative lease time is refused. A time up to 2**32-1 is passed on as it is, and the call
  * refuses one above MCPOOL_MAX_TTL (ClientError, nothing sent); one that cannot be passed
- * (beyond 32 bits, a negative lease time, a fraction above MCPOOL_MAX_TTL) is refused here
- * in the same words (time_refused). -1 with an exception. */
+ * (beyond 32 bits, a negative lease time, a fraction above MCPOOL_MAX_TTL, nan or an
+ * infinity) is refused here in the same words (time_refused). -1 with an exception. */
 static int time_arg(PyObject *o, const char *op, PyObject *key, const char *what,
                     uint32_t *out) {
-    int64_t seconds = 0;
-    PyObject *given;
-    int r = time_parse(o, what, &seconds, &given, out);
-    if (r != 0)
-        return r < 0 ? -1 : 0;
-    return time_refused(op, key, what, seconds, given, out);
+    store_time_t t;
+    int r = time_parse(o, op, key, what, &t);
+    if (r == 0 && t.ok)
+        *out = t.ttl;
+    else if (r == 0)
+        r = time_refused(op, key, what, &t, out);
+    Py_XDECREF(t.given);
+    return r;
 }
 
-/* A store's expiry (time_parse's): ok with ttl, the time the store takes as it is (0 to
- * MCPOOL_MAX_TTL, a negative one as the core's EXPIRED_AT_ONCE); otherwise refused: seconds
- * and given (a new reference or NULL) as time_message's, for the core to check per key
- * (store_time_status). */
-typedef struct {
-    int ok;
-    uint32_t ttl;
-    int64_t seconds;
-    PyObject *given;
-} store_time_t;
-
-/* Reads a store's time argument o into *t (release t->given after). -1 with an exception. */
-static int store_time_parse(PyObject *o, store_time_t *t) {
-    t->seconds = 0;
-    int r = time_parse(o, "ttl", &t->seconds, &t->given, &t->ttl);
-    if (r < 0)
+/* Reads a store's time argument o (of the call `call` on key, NULL for a batch's) into *t
+ * (time_parse's; release t->given after; NULL on an error): t->ok when the store takes
+ * t->ttl as it is (0 to MCPOOL_MAX_TTL, a negative one as the core's EXPIRED_AT_ONCE);
+ * otherwise for the core to check per key (store_time_status). -1 with an exception. */
+static int store_time_parse(PyObject *o, const char *call, PyObject *key, store_time_t *t) {
+    if (time_parse(o, call, key, "ttl", t) < 0)
         return -1;
-    if (r == 1 && t->ttl > MCPOOL_MAX_TTL) /* 2**31 to 2**32-1: the core's check too */
-        t->seconds = t->ttl, r = 0;
-    t->ok = r == 1;
+    if (t->ok && t->ttl > MCPOOL_MAX_TTL) /* 2**31 to 2**32-1: the core's check too */
+        t->seconds = t->ttl, t->ok = 0;
     return 0;
 }
 
@@ -557,9 +672,10 @@ static int store_time_parse(PyObject *o, store_time_t *t) {
  * by the store's own rule (mcpool_client_store_expiry_checked): refused, and for
  * MCPOOL_STORE_SET the key deleted (its own round trip), as the store itself would (tester
  * finding ttl 1: the clients mcpool replaces send such a set and memcached stores it
- * already expired, so no older value is left to read). The status; for an error *msg is
- * its message (time_message's, a new str), or NULL with an exception (a signal handler that
- * raised during the delete, no memory). */
+ * already expired, so no older value is left to read; a time that is no finite number too,
+ * as Perl's: tester finding retest38 4). The status; for an error *msg is its message
+ * (time_message's, a new str), or NULL with an exception (a signal handler that raised
+ * during the delete, no memory). */
 static mcpool_status store_time_status(ClientObject *self, const char *call,
                                        mcpool_store_op op, const uint8_t *k, size_t kn,
                                        const store_time_t *t, uint32_t *out, PyObject **msg) {
@@ -569,29 +685,69 @@ static mcpool_status store_time_status(ClientObject *self, const char *call,
     st = mcpool_client_store_expiry_checked(self->client, call, op, k, kn, t->seconds, out);
     Py_END_ALLOW_THREADS
     if (st != MCPOOL_OK && !PyErr_Occurred())
-        *msg = time_message("ttl", "ttl", t->seconds, t->given);
+        *msg = time_message("ttl", "ttl", t);
     return st;
 }
 
-/* The expiry of a store by op (an mcpool_store_op) of key k (kn bytes, as the store takes
- * it) in the call `call`, from t (store_time_parse's): t->ttl, or a time the store cannot
- * take refused by the core's rule for stores (store_time_status: a refused set deletes the
- * key), in time_message's words with `server` None. Called once the call's own arguments
- * are checked, just before the store: it is the store's last check. 0 with *out, or -1
- * with an exception. */
-static int store_ttl(ClientObject *self, const char *call, mcpool_store_op op,
-                     const uint8_t *k, size_t kn, const store_time_t *t, uint32_t *out) {
-    if (t->ok) {
-        *out = t->ttl;
-        return 0;
+/* The expiry a single store (set, add, replace, cas, set_bytes, set_counter,
+ * set_with_version) passes to the core for its time t (store_time_parse's): t->ttl, or for a
+ * time the store cannot take one the core refuses in the store itself (t->seconds when it
+ * fits the C ABI's uint32_t, else UINT32_MAX), so that the core checks the store's own
+ * arguments first and the time last, in its order, as for a C or Perl caller (the protocol,
+ * a value of a kind or flags the value format refuses, a CAS unique or a version of 0:
+ * refused as they are, the key kept; tester finding retest38 3: a version of 0 with a
+ * refused time deleted the key), and a set refused for its time deletes the key (the core's
+ * rule: tester finding ttl 1). raise_store names the time as given in that refusal. */
+static uint32_t store_expiry(const store_time_t *t) {
+    if (t->ok)
+        return t->ttl;
+    if (!t->nonfinite && t->seconds >= 0 && t->seconds <= (int64_t)UINT32_MAX)
+        return (uint32_t)t->seconds;
+    return UINT32_MAX;
+}
+
+/* Raises the error status st of a single store by `call` of key k (kn bytes) whose time was
+ * t, by raise (raise_status, raise_store_status). When the core refused the time (t not ok,
+ * its message naming the expiry store_expiry sent), the message is the core's refusal of the
+ * time as the caller wrote it, named by the call (mcpool_expiry_checked, no I/O, in
+ * time_message's words: `set_bytes "k": invalid ttl: 1e+300 is above 2147483647 ...`, not
+ * the 4294967295 sent nor the `set` the store's C function names), followed by what the
+ * store did about the key (its message from the first "; " on: `; nothing was stored and
+ * the key was deleted, ...`), with `server` None, as time_refused's. Returns NULL. */
+static PyObject *raise_store(mcpool_status st, const char *call, const uint8_t *k, size_t kn,
+                             const store_time_t *t, PyObject *(*raise)(mcpool_status)) {
+    if (t->ok || st != MCPOOL_INVALID_ARGUMENT)
+        return raise(st);
+    PyObject *msg = PyUnicode_DecodeUTF8(mcpool_last_error_message(),
+                                         (Py_ssize_t)mcpool_last_error_length(), "replace");
+    PyObject *from = PyUnicode_FromFormat("invalid ttl: %lu", (unsigned long)store_expiry(t));
+    PyObject *semi = PyUnicode_FromString("; ");
+    Py_ssize_t len = msg != NULL ? PyUnicode_GetLength(msg) : -1, at = -2, end = -2;
+    if (from != NULL && semi != NULL && len >= 0 &&
+        (at = PyUnicode_Find(msg, from, 0, len, 1)) >= 0)
+        end = PyUnicode_Find(msg, semi, at, len, 1);
+    Py_XDECREF(from);
+    Py_XDECREF(semi);
+    if (at == -1) { /* another refusal (the value, a CAS unique): as it is */
+        Py_DECREF(msg);
+        return raise(st);
     }
-    PyObject *msg;
-    mcpool_status st = store_time_status(self, call, op, k, kn, t, out, &msg);
-    if (st == MCPOOL_OK)
-        return 0;
-    if (msg != NULL)
-        raise_at(error_class(st), st, msg, Py_None);
-    return -1;
+    PyObject *named = NULL;
+    if (at >= 0 && end != -2) {
+        uint32_t unused;
+        (void)mcpool_expiry_checked(call, k, kn, "ttl", t->seconds, &unused);
+        PyObject *checked = time_message("ttl", "ttl", t);
+        PyObject *tail = checked != NULL ? PyUnicode_Substring(msg, end < 0 ? len : end, len)
+                                         : NULL;
+        if (tail != NULL)
+            named = PyUnicode_Concat(checked, tail);
+        Py_XDECREF(checked);
+        Py_XDECREF(tail);
+    }
+    Py_XDECREF(msg);
+    if (named == NULL)
+        return NULL;
+    return raise_at(error_class(st), st, named, Py_None);
 }
 
 /* A non-negative 64-bit number (delta, version). */
@@ -706,7 +862,7 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
     }
     if (PyUnicode_Check(v)) {
         out->kind = MCPOOL_KIND_TEXT;
-        return utf8(v, &out->p, &out->n, &out->owner);
+        return utf8_named(v, "the value", &out->p, &out->n, &out->owner);
     }
     /* A bool before int (bool is an int subclass); with pickle_bools it is pickled below, as
      * python-memcached does (its int test is `type(v) is int`). */
@@ -1743,7 +1899,8 @@ static PyObject *read_bytes(ClientObject *self, PyObject *key, int *miss, uint32
     PyObject *own;
     read_one_t one = {NULL, NULL, 0, 0};
     *miss = 0;
-    if (key_bytes(key, &k, &kn, &own) < 0)
+    const char *call = as_stored != NULL ? "get_bytes" : c != NULL ? "gets" : "get";
+    if (call_key(call, key, &k, &kn, &own) < 0)
         return NULL;
     one.ts = PyEval_SaveThread();
     st = as_stored != NULL
@@ -1894,18 +2051,44 @@ done:
     return b;
 }
 
-static int keys_init(keys_t *ks, PyObject *keys, PyObject *prefix) {
+/* The keys of the multi call `call` (an iterable of str or bytes), each with prefix (None,
+ * "" or a falsy value: none) put before it, in ks (keys_free after, also on an error). A
+ * key or a prefix that cannot be sent (not str or bytes, a str UTF-8 cannot encode) raises
+ * naming the call and the key, or key_prefix (tester finding badinput 4: a key_prefix of 5
+ * was "a key must be str or bytes, not int"). -1 with an exception. */
+static int keys_init(keys_t *ks, PyObject *keys, PyObject *prefix, const char *call) {
     memset(ks, 0, offsetof(keys_t, stack_ptrs));
     ks->ptrs = ks->stack_ptrs;
     ks->lens = ks->stack_lens;
     if (PyUnicode_Check(keys) || PyBytes_Check(keys)) {
         PyErr_SetString(ClientTypeError, "keys must be a list of keys, not a single key");
+        name_call(call, NULL);
         return -1;
+    }
+    int use_prefix = prefix != NULL && prefix != Py_None && PyObject_IsTrue(prefix) == 1;
+    if (PyErr_Occurred())
+        return -1;
+    if (use_prefix) {
+        const uint8_t *pp;
+        size_t pn;
+        PyObject *pown = NULL;
+        int bad = !PyUnicode_Check(prefix) && !PyBytes_Check(prefix);
+        if (bad)
+            PyErr_Format(ClientTypeError, "key_prefix must be str or bytes, not %.100s",
+                         TPNAME(prefix));
+        else if (text_bytes(prefix, "key_prefix", &pp, &pn, &pown) < 0)
+            bad = 1;
+        Py_XDECREF(pown);
+        if (bad) {
+            name_call(call, NULL);
+            return -1;
+        }
     }
     /* __iter__ on the type: its tp_iter slot, which the limited API cannot read */
     if (!PySequence_Check(keys) && !PyObject_HasAttrString((PyObject *)Py_TYPE(keys), "__iter__")) {
         PyErr_Format(ClientTypeError, "keys must be an iterable of str or bytes, not %.100s",
                      TPNAME(keys));
+        name_call(call, NULL);
         return -1;
     }
     /* A tuple holding every key (a list is copied, a tuple is immutable already): the call
@@ -1923,17 +2106,18 @@ static int keys_init(keys_t *ks, PyObject *keys, PyObject *prefix) {
             return -1;
         }
     }
-    int use_prefix = prefix != NULL && prefix != Py_None && PyObject_IsTrue(prefix) == 1;
     if (use_prefix && (ks->keep = PyList_New(ks->n)) == NULL)
         return -1;
     for (Py_ssize_t i = 0; i < ks->n; i++) {
-        PyObject *k = PyTuple_GetItem(ks->seq, i), *own;
+        PyObject *given = PyTuple_GetItem(ks->seq, i), *k = given, *own;
         if (use_prefix) {
             k = prefixed(prefix, k);
+            if (k == NULL)
+                name_call(call, given);
             if (k == NULL || PyList_SetItem(ks->keep, i, k) < 0) /* steals k */
                 return -1;
         }
-        if (key_bytes(k, &ks->ptrs[i], &ks->lens[i], &own) < 0)
+        if (call_key(call, k, &ks->ptrs[i], &ks->lens[i], &own) < 0)
             return -1;
         if (own != NULL) { /* a str key's UTF-8, kept for the call (never with a prefix) */
             if (ks->keep == NULL && (ks->keep = PyList_New(ks->n)) == NULL) {
@@ -1993,21 +2177,25 @@ static PyObject *batch_answer(mcpool_status st) {
  * (stored, deleted, touched), False (not stored, exists, missing; for a key given twice, True
  * when one occurrence was applied) or that key's exception}, as incr_multi's `results`.
  * keys: the keys as given (a tuple of n); msgs: each item's own message (borrowed, NULL
- * where none), or NULL to take the core's (mcpool_last_item_error_message, item i).
+ * where none), or NULL to take the core's (mcpool_last_item_error_message, item i); excs:
+ * NULL, or each item's own exception where the binding refused it before the core saw it
+ * (borrowed, NULL where none: item_value_error's), which `results` holds as it is.
  * answer gives an answered item's value in `results` (batch_answer; cas_multi's is
  * cas_answer: True, False or None, as cas answers). An interrupted call raises the handler's
  * exception instead. Returns NULL. */
 static PyObject *raise_batch_as(const char *op, PyObject *keys, const mcpool_status *sts,
-                                PyObject **msgs, Py_ssize_t n, Py_ssize_t first,
-                                PyObject *(*answer)(mcpool_status)) {
+                                PyObject **msgs, PyObject **excs, Py_ssize_t n,
+                                Py_ssize_t first, PyObject *(*answer)(mcpool_status)) {
     for (Py_ssize_t i = 0; i < n; i++)
         if (sts[i] == MCPOOL_INTERRUPTED)
             return raise_status_msg(sts[i], NULL);
     PyObject *results = PyDict_New(), *raised = NULL;
     for (Py_ssize_t i = 0; results != NULL && i < n; i++) {
-        PyObject *key = PyTuple_GetItem(keys, i), *v = answer(sts[i]);
+        PyObject *key = PyTuple_GetItem(keys, i), *v;
         mcpool_status st = sts[i];
-        if (v != NULL && st != MCPOOL_OK) {
+        if (excs != NULL && excs[i] != NULL) {
+            v = Py_NewRef(excs[i]); /* refused before the core saw it (item_value_error) */
+        } else if ((v = answer(st)) != NULL && st != MCPOOL_OK) {
             int seen = PyDict_Contains(results, key);
             if (seen == 1) {
                 Py_DECREF(v);
@@ -2040,7 +2228,7 @@ static PyObject *raise_batch_as(const char *op, PyObject *keys, const mcpool_sta
 /* raise_batch_as with batch_answer's True and False. */
 static PyObject *raise_batch(const char *op, PyObject *keys, const mcpool_status *sts,
                              PyObject **msgs, Py_ssize_t n, Py_ssize_t first) {
-    return raise_batch_as(op, keys, sts, msgs, n, first, batch_answer);
+    return raise_batch_as(op, keys, sts, msgs, NULL, n, first, batch_answer);
 }
 
 /* The exception being raised, raised again as an instance of cls with the same arguments and
@@ -2129,7 +2317,10 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
                                 PyObject *failed, const uint32_t *touch, int with_cas) {
     keys_t ks;
     mcpool_status st;
-    if (keys_init(&ks, keys, prefix) < 0) {
+    const char *call = touch != NULL ? (with_cas ? "gats_multi" : "gat_multi")
+                       : with_cas      ? "gets_multi"
+                                       : "get_multi";
+    if (keys_init(&ks, keys, prefix, call) < 0) {
         keys_free(&ks);
         return NULL;
     }
@@ -2332,9 +2523,9 @@ typedef mcpool_store_op store_op;
 #define OP_REPLACE MCPOOL_STORE_REPLACE
 
 /* One store by fname: 1 stored, 0 not stored, -1 error (exception set). t: its expiry
- * (store_time_parse's; store_ttl checks it last). mcl: a per-call min_compress_len (NULL:
- * the client's rule) and level its compress_level (NULL: the client's level), the core's
- * per-item decision (compress_choice). */
+ * (store_time_parse's; the core checks it last: store_expiry). mcl: a per-call
+ * min_compress_len (NULL: the client's rule) and level its compress_level (NULL: the
+ * client's level), the core's per-item decision (compress_choice). */
 static int do_store(ClientObject *self, store_op op, const char *fname, PyObject *key,
                     PyObject *value, const store_time_t *t, PyObject *mcl, PyObject *level) {
     mcpool_client *c = self->client;
@@ -2343,29 +2534,28 @@ static int do_store(ClientObject *self, store_op op, const char *fname, PyObject
     value_t v;
     mcpool_status st;
     PyObject *own;
-    uint32_t ttl;
-    if (key_bytes(key, &k, &kn, &own) < 0)
+    if (call_key(fname, key, &k, &kn, &own) < 0)
         return -1;
     if (serialize(self, value, &v) < 0) {
+        name_call(fname, key); /* mcpool's own refusal; the pickler's exception as it is */
         Py_XDECREF(own);
         return -1;
     }
     int choice = compress_choice(c, mcl, level, v.n);
-    if (choice == -2 || store_ttl(self, fname, op, k, kn, t, &ttl) < 0) {
+    if (choice == -2) {
         Py_XDECREF(v.owner);
         Py_XDECREF(own);
         return -1;
     }
-    st = store_value_as(c, op, k, kn, &v, ttl, 0,
+    st = store_value_as(c, op, k, kn, &v, store_expiry(t), 0,
                         choice >= 0 ? (uint8_t)choice : MCPOOL_COMPRESS_AUTO);
     Py_XDECREF(v.owner);
+    int r = st == MCPOOL_OK ? 1
+            : st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND
+                ? 0
+                : (raise_store(st, fname, k, kn, t, raise_store_status), -1);
     Py_XDECREF(own);
-    if (st == MCPOOL_OK)
-        return 1;
-    if (st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND)
-        return 0;
-    raise_store_status(st);
-    return -1;
+    return r;
 }
 
 /* key, value, time, min_compress_len; keywords also val (pylibmc, python-memcached), expire
@@ -2384,7 +2574,7 @@ static PyObject *store(ClientObject *self, store_op op, const char *fname, PyObj
         a[0] = args[0], a[1] = args[1], a[2] = a[3] = a[5] = NULL;
     else if (parse_args(fname, args, nargs, kw, store_names, 8, 6, 4, 2, a) < 0)
         return NULL;
-    if (store_time_parse(a[2], &t) < 0)
+    if (store_time_parse(a[2], fname, a[0], &t) < 0)
         return NULL;
     int r = do_store(self, op, fname, a[0], a[1], &t, a[3], a[5]);
     Py_XDECREF(t.given);
@@ -2436,8 +2626,12 @@ static int flags_arg(PyObject *o, PyObject *key, uint32_t *out) {
 static int bytes_value(PyObject *value, PyObject *key, const uint8_t **p, size_t *n,
                        PyObject **owner) {
     *owner = NULL;
-    if (PyBytes_Check(value) || PyUnicode_Check(value))
-        return key_bytes(value, p, n, owner);
+    if (PyBytes_Check(value) || PyUnicode_Check(value)) {
+        if (text_bytes(value, "the value", p, n, owner) == 0)
+            return 0;
+        name_call("set_bytes", key);
+        return -1;
+    }
     /* the limited API of 3.10 has no PyObject_CheckBuffer: a memoryview is made only of an
      * object with the buffer protocol (never of an int or a list, which bytes() would take) */
     PyObject *view = PyMemoryView_FromObject(value);
@@ -2483,37 +2677,36 @@ static PyObject *Client_set_bytes(ClientObject *self, PyObject *const *args, Py_
     CHECK_OPEN(self);
     if (parse_args("set_bytes", args, nargs, kw, names, 6, 4, 4, 3, a) < 0)
         return NULL;
-    if (flags_arg(a[2], a[0], &flags) < 0 || store_time_parse(a[3], &t) < 0)
+    if (flags_arg(a[2], a[0], &flags) < 0 || store_time_parse(a[3], "set_bytes", a[0], &t) < 0)
         return NULL;
-    if (key_bytes(a[0], &k, &kn, &kown) < 0) {
+    if (call_key("set_bytes", a[0], &k, &kn, &kown) < 0) {
         Py_XDECREF(t.given);
         return NULL;
     }
-    if (bytes_value(a[1], a[0], &vp, &vn, &vown) < 0 ||
-        store_ttl(self, "set_bytes", MCPOOL_STORE_SET, k, kn, &t, &ttl) < 0) {
-        Py_XDECREF(vown); /* NULL when bytes_value failed */
+    if (bytes_value(a[1], a[0], &vp, &vn, &vown) < 0) {
         Py_XDECREF(kown);
         Py_XDECREF(t.given);
         return NULL;
     }
-    Py_XDECREF(t.given);
+    ttl = store_expiry(&t); /* after the flags, in the core's order */
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_set(self->client, k, kn, vp, vn, flags, ttl);
     Py_END_ALLOW_THREADS
-    Py_XDECREF(kown);
     Py_XDECREF(vown);
-    if (st == MCPOOL_OK)
-        Py_RETURN_TRUE;
-    if (st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND)
-        Py_RETURN_FALSE;
-    return raise_store_status(st);
+    PyObject *r = st == MCPOOL_OK ? Py_NewRef(Py_True)
+                  : st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND
+                      ? Py_NewRef(Py_False)
+                      : raise_store(st, "set_bytes", k, kn, &t, raise_store_status);
+    Py_XDECREF(kown);
+    Py_XDECREF(t.given);
+    return r;
 }
 
-/* The bytes an append or prepend sends for value (fname's, key the item's in a batch, NULL
- * for one key): memcached adds raw bytes to the stored ones and keeps the item's flags, so
- * only bytes (as they are) and str (as UTF-8) are taken, never a serialized form; anything
- * else is a ClientTypeError naming the type (and the key). *owner as key_bytes'. -1 with an
- * exception. */
+/* The bytes an append or prepend sends for value (fname's, key the item's as given):
+ * memcached adds raw bytes to the stored ones and keeps the item's flags, so only bytes (as
+ * they are) and str (as UTF-8) are taken, never a serialized form; anything else is a
+ * ClientTypeError naming the type and the key, a str UTF-8 cannot encode a ClientError
+ * naming the call and the key. *owner as key_bytes'. -1 with an exception. */
 static int concat_value(const char *fname, PyObject *key, PyObject *value, const uint8_t **p,
                         size_t *n, PyObject **owner) {
     *owner = NULL;
@@ -2526,7 +2719,10 @@ static int concat_value(const char *fname, PyObject *key, PyObject *value, const
                          TPNAME(value));
         return -1;
     }
-    return key_bytes(value, p, n, owner);
+    if (text_bytes(value, "the value", p, n, owner) == 0)
+        return 0;
+    name_call(fname, key); /* a str UTF-8 cannot encode */
+    return -1;
 }
 
 static PyObject *concat(ClientObject *self, int append, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
@@ -2541,9 +2737,9 @@ static PyObject *concat(ClientObject *self, int append, PyObject *const *args, P
     CHECK_OPEN(self);
     if (parse_args(fname, args, nargs, kw, store_names, 7, 5, 4, 2, a) < 0)
         return NULL;
-    if (key_bytes(a[0], &k, &kn, &kown) < 0)
+    if (call_key(fname, a[0], &k, &kn, &kown) < 0)
         return NULL;
-    if (concat_value(fname, NULL, a[1], &vp, &vn, &vown) < 0) {
+    if (concat_value(fname, a[0], a[1], &vp, &vn, &vown) < 0) {
         Py_XDECREF(kown);
         return NULL;
     }
@@ -2588,7 +2784,6 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
     PyObject *a[6];
     const uint8_t *k;
     size_t kn;
-    uint32_t ttl;
     uint64_t cas;
     value_t v;
     store_time_t t;
@@ -2596,31 +2791,30 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
     CHECK_OPEN(self);
     if (parse_args("cas", args, nargs, kw, names, 8, 6, 4, 3, a) < 0)
         return NULL;
-    if (store_time_parse(a[3], &t) < 0)
+    if (store_time_parse(a[3], "cas", a[0], &t) < 0)
         return NULL;
     mcpool_client *c = self->client; /* a per-call min_compress_len: the client's rule */
     PyObject *own;
-    if (cas_arg(a[2], "cas", a[0], &cas) < 0 || key_bytes(a[0], &k, &kn, &own) < 0) {
+    if (cas_arg(a[2], "cas", a[0], &cas) < 0 || call_key("cas", a[0], &k, &kn, &own) < 0) {
         Py_XDECREF(t.given);
         return NULL;
     }
     if (serialize(self, a[1], &v) < 0) {
+        name_call("cas", a[0]);
         Py_XDECREF(own);
         Py_XDECREF(t.given);
         return NULL;
     }
-    if (store_ttl(self, "cas", MCPOOL_STORE_CAS, k, kn, &t, &ttl) < 0) {
-        Py_XDECREF(v.owner);
-        Py_XDECREF(own);
-        Py_XDECREF(t.given);
-        return NULL;
-    }
-    Py_XDECREF(t.given);
-    st = store_value(c, MCPOOL_STORE_CAS, k, kn, &v, ttl, cas);
+    /* the time last, in the core's order: a CAS unique of 0 is refused first, as C and Perl
+     * answer it */
+    st = store_value(c, MCPOOL_STORE_CAS, k, kn, &v, store_expiry(&t), cas);
     Py_XDECREF(v.owner);
-    Py_XDECREF(own);
     PyObject *answer = cas_answer(st);
-    return answer != NULL ? answer : raise_store_status(st);
+    if (answer == NULL)
+        raise_store(st, "cas", k, kn, &t, raise_store_status);
+    Py_XDECREF(own);
+    Py_XDECREF(t.given);
+    return answer;
 }
 
 /* A batch store's (key, value) pairs as a tuple of 2-tuples that holds them for the whole
@@ -2721,6 +2915,8 @@ typedef struct {
     PyObject *keys; /* a tuple of the n keys as given */
     mcpool_status *sts;
     PyObject **msgs;
+    PyObject **excs; /* an item's own exception, where its value was refused before the core
+                      * saw it (item_value_error; its status MCPOOL_INVALID_ARGUMENT), or NULL */
 } batch_t;
 
 /* b for pairs (mapping_pairs'), holding their keys. -1 with an exception; batch_free in any
@@ -2730,7 +2926,8 @@ static int batch_init(batch_t *b, PyObject *pairs) {
     b->keys = PyTuple_New(b->n);
     b->sts = PyMem_Calloc((size_t)b->n + 1, sizeof(*b->sts));
     b->msgs = PyMem_Calloc((size_t)b->n + 1, sizeof(*b->msgs));
-    if (b->keys == NULL || b->sts == NULL || b->msgs == NULL) {
+    b->excs = PyMem_Calloc((size_t)b->n + 1, sizeof(*b->excs));
+    if (b->keys == NULL || b->sts == NULL || b->msgs == NULL || b->excs == NULL) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
         return -1;
@@ -2743,9 +2940,60 @@ static int batch_init(batch_t *b, PyObject *pairs) {
 static void batch_free(batch_t *b) {
     for (Py_ssize_t i = 0; b->msgs != NULL && i < b->n; i++)
         Py_XDECREF(b->msgs[i]);
+    for (Py_ssize_t i = 0; b->excs != NULL && i < b->n; i++)
+        Py_XDECREF(b->excs[i]);
+    PyMem_Free(b->excs);
     PyMem_Free(b->msgs);
     PyMem_Free(b->sts);
     Py_XDECREF(b->keys);
+}
+
+/* The exception being raised by serialize for the value of a batch item (key, as given, of
+ * the call `call`) as that item's own error, the error indicator cleared: a new reference,
+ * or NULL with the exception left raised when it is not about the value and must end the
+ * call (what is not an Exception: KeyboardInterrupt, SystemExit; a MemoryError; an mcpool
+ * error other than a ClientError). The binding's own refusal (a type it has no form for, a
+ * str UTF-8 cannot encode) names the call and the key (name_call); the pickler's exception
+ * (the value's own __reduce__, a local class or a lambda, a lock) is that item's
+ * ClientTypeError naming them, the pickler's exception its __cause__, as a value that does
+ * not unpickle is a ValueFormatError with the unpickler's (unpickle_failed). So a value
+ * mcpool cannot serialize fails alone, as a refused key does (tester finding badinput 3:
+ * nothing was stored and the exception named no key). */
+static PyObject *item_value_error(const char *call, PyObject *key, PyObject *value) {
+    if (!PyErr_ExceptionMatches(PyExc_Exception) || PyErr_ExceptionMatches(PyExc_MemoryError) ||
+        (PyErr_ExceptionMatches(Error) && !PyErr_ExceptionMatches(ClientError)))
+        return NULL;
+    if (!PyErr_ExceptionMatches(ClientError)) {
+        PyObject *type, *cause, *tb;
+        PyErr_Fetch(&type, &cause, &tb);
+        PyErr_NormalizeException(&type, &cause, &tb);
+        if (tb != NULL && cause != NULL)
+            PyException_SetTraceback(cause, tb);
+        Py_XDECREF(tb);
+        PyObject *name = PyObject_GetAttrString(type, "__name__");
+        PyObject *text = cause != NULL ? PyObject_Str(cause) : NULL;
+        Py_XDECREF(type);
+        if (name == NULL || text == NULL) {
+            Py_XDECREF(name);
+            Py_XDECREF(text);
+            Py_XDECREF(cause);
+            return NULL;
+        }
+        PyErr_Format(ClientTypeError, "cannot store a %.100s: it does not pickle (%U: %U)",
+                     TPNAME(value), name, text);
+        Py_DECREF(name);
+        Py_DECREF(text);
+        set_cause(cause); /* steals cause */
+    }
+    name_call(call, key);
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    if (v != NULL && tb != NULL)
+        PyException_SetTraceback(v, tb);
+    Py_XDECREF(t);
+    Py_XDECREF(tb);
+    return v;
 }
 
 /* Stores pairs (mapping_pairs'; b their batch) with the store command op, in one pipelined
@@ -2756,99 +3004,122 @@ static void batch_free(batch_t *b) {
  * unique cas[i] (cas NULL: none; read for MCPOOL_STORE_CAS only) and, for a per-call
  * min_compress_len mcl (level: its compress_level), its own compression choice. With
  * bytes_only (append, prepend) a value is sent as its bytes, str or bytes only, as the single
- * append takes it (concat_value: mcpool_client_store_multi, flags unsent); else it is
- * serialized and sent with its kind (mcpool_client_store_multi_kind), so that the core
- * encodes each item as the single store does (a pickled bool, spymemcached's flag-0 text).
- * Every value is checked before anything is sent. 0, or -1 with an exception (a refused
- * value, the call's TTL refused by the core, a value format without a form for a value). */
+ * append takes it (concat_value: mcpool_client_store_multi, flags unsent), every value
+ * checked before anything is sent; else it is serialized and sent with its kind
+ * (mcpool_client_store_multi_kind), so that the core encodes each item as the single store
+ * does (a pickled bool, spymemcached's flag-0 text), and a value that does not serialize
+ * fails alone (item_value_error: b->excs, never sent, its key left as it was) while the
+ * others are sent. 0, or -1 with an exception (a refused value, the call's TTL refused by
+ * the core, a value format without a form for a value: the first such item's, with `key`
+ * and `results`). */
 static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
                        PyObject *pairs, batch_t *b, const store_time_t *t, const uint64_t *cas,
                        PyObject *prefix, PyObject *mcl, PyObject *level, int bytes_only) {
-    Py_ssize_t n = b->n, done = 0;
+    Py_ssize_t n = b->n, done = 0, m = 0; /* m: the items sent, in order */
     int rc = -1;
     keys_t ks;
-    value_t *vals = PyMem_Calloc((size_t)n + 1, sizeof(value_t));
-    const uint8_t **vptrs = PyMem_Calloc((size_t)n + 1, sizeof(*vptrs));
-    size_t *vlens = PyMem_Calloc((size_t)n + 1, sizeof(*vlens));
-    mcpool_kind *kinds = PyMem_Calloc((size_t)n + 1, sizeof(*kinds));
-    uint32_t *ttls = PyMem_Calloc((size_t)n + 1, sizeof(*ttls));
-    uint8_t *compress = mcl != NULL && mcl != Py_None ? PyMem_Calloc((size_t)n + 1, 1) : NULL;
+    size_t cells = (size_t)n + 1;
+    value_t *vals = PyMem_Calloc(cells, sizeof(value_t));
+    const uint8_t **vptrs = PyMem_Calloc(cells, sizeof(*vptrs));
+    size_t *vlens = PyMem_Calloc(cells, sizeof(*vlens));
+    mcpool_kind *kinds = PyMem_Calloc(cells, sizeof(*kinds));
+    uint32_t *ttls = PyMem_Calloc(cells, sizeof(*ttls));
+    const uint8_t **kptrs = PyMem_Calloc(cells, sizeof(*kptrs));
+    size_t *klens = PyMem_Calloc(cells, sizeof(*klens));
+    Py_ssize_t *item = PyMem_Calloc(cells, sizeof(*item)); /* item[j]: the j-th sent's index */
+    mcpool_status *sent = PyMem_Calloc(cells, sizeof(*sent));
+    uint64_t *scas = cas != NULL ? PyMem_Calloc(cells, sizeof(*scas)) : NULL;
+    uint8_t *compress = mcl != NULL && mcl != Py_None ? PyMem_Calloc(cells, 1) : NULL;
     memset(&ks, 0, sizeof ks);
     if (vals == NULL || vptrs == NULL || vlens == NULL || kinds == NULL || ttls == NULL ||
-        (mcl != NULL && mcl != Py_None && compress == NULL)) {
+        kptrs == NULL || klens == NULL || item == NULL || sent == NULL ||
+        (cas != NULL && scas == NULL) || (mcl != NULL && mcl != Py_None && compress == NULL)) {
         PyErr_NoMemory();
         goto done;
     }
-    if (keys_init(&ks, b->keys, prefix) < 0)
+    if (keys_init(&ks, b->keys, prefix, name) < 0)
         goto done;
     for (; done < n; done++) {
         value_t *v = &vals[done];
+        PyObject *key = PyTuple_GetItem(b->keys, done);
         PyObject *value = PyTuple_GetItem(PyTuple_GetItem(pairs, done), 1);
         if (bytes_only) {
             const uint8_t *p;
             size_t len;
-            if (concat_value(name, PyTuple_GetItem(b->keys, done), value, &p, &len,
-                             &v->owner) < 0)
+            if (concat_value(name, key, value, &p, &len, &v->owner) < 0)
                 goto done;
             v->p = (const char *)p;
             v->n = (Py_ssize_t)len;
             v->kind = MCPOOL_KIND_BYTES;
         } else if (serialize(self, value, v) < 0) {
-            goto done;
+            if ((b->excs[done] = item_value_error(name, key, value)) == NULL)
+                goto done;
+            b->sts[done] = MCPOOL_INVALID_ARGUMENT; /* unsent: that item alone */
+            continue;
         }
         /* an int's text lives in v->buf: point at it only now that v is in place */
-        vptrs[done] = (const uint8_t *)v->p;
-        vlens[done] = (size_t)v->n;
-        kinds[done] = v->kind;
-        ttls[done] = t->ttl;
+        vptrs[m] = (const uint8_t *)v->p;
+        vlens[m] = (size_t)v->n;
+        kinds[m] = v->kind;
+        ttls[m] = t->ttl;
+        kptrs[m] = ks.ptrs[done];
+        klens[m] = ks.lens[done];
+        if (scas != NULL)
+            scas[m] = cas[done];
+        item[m] = done;
         if (compress != NULL) {
             int choice = compress_choice(self->client, mcl, level, v->n);
             if (choice < 0) {
                 done++; /* vals[done] is serialized: freed at done */
                 goto done;
             }
-            compress[done] = (uint8_t)choice;
+            compress[m] = (uint8_t)choice;
         }
+        m++;
     }
-    mcpool_status st = MCPOOL_OK;
     if (!t->ok) {
         /* above MCPOOL_MAX_TTL: the core refuses it for every key (the keys as the store
          * takes them, key_prefix included), so nothing is sent but a set's deletes */
-        for (Py_ssize_t i = 0; i < n; i++) {
-            b->sts[i] = store_time_status(self, name, op, ks.ptrs[i], ks.lens[i], t, &ttls[i],
+        for (Py_ssize_t j = 0; j < m; j++) {
+            Py_ssize_t i = item[j];
+            b->sts[i] = store_time_status(self, name, op, kptrs[j], klens[j], t, &ttls[j],
                                           &b->msgs[i]);
             if (b->sts[i] != MCPOOL_OK && b->msgs[i] == NULL)
                 goto done;
         }
-    } else {
+    } else if (m > 0) {
+        mcpool_status st;
         Py_BEGIN_ALLOW_THREADS
         st = bytes_only
-                 ? mcpool_client_store_multi(self->client, op, ks.ptrs, ks.lens, vptrs, vlens,
-                                             NULL, ttls, cas, (size_t)n, compress, b->sts)
-                 : mcpool_client_store_multi_kind(self->client, op, ks.ptrs, ks.lens, kinds,
-                                                  vptrs, vlens, NULL, ttls, cas, (size_t)n,
-                                                  compress, b->sts);
+                 ? mcpool_client_store_multi(self->client, op, kptrs, klens, vptrs, vlens,
+                                             NULL, ttls, scas, (size_t)m, compress, sent)
+                 : mcpool_client_store_multi_kind(self->client, op, kptrs, klens, kinds,
+                                                  vptrs, vlens, NULL, ttls, scas, (size_t)m,
+                                                  compress, sent);
         Py_END_ALLOW_THREADS
         if (st != MCPOOL_OK) {
             raise_status(st);
             goto done;
         }
-        for (Py_ssize_t i = 0; i < n; i++) {
-            if ((b->msgs[i] = item_message(i)) == NULL && PyErr_Occurred())
+        for (Py_ssize_t j = 0; j < m; j++) {
+            Py_ssize_t i = item[j];
+            b->sts[i] = sent[j];
+            if ((b->msgs[i] = item_message(j)) == NULL && PyErr_Occurred())
                 goto done;
         }
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        /* raised, as for set: a kind the value format lacks (ClientTypeError), a value it has
-         * no form for (an int above 2**63-1 under a binary-integer format), the call's TTL
-         * refused; a CAS unique of 0 is that item's alone. The other items were sent: the
-         * exception carries the key and every key's outcome (`results`), as a refused key's
-         * (tester finding bindbatch 1: it carried neither) */
-        if (b->sts[i] == MCPOOL_UNSUPPORTED ||
+        /* raised, as for set: a value that does not serialize, a kind the value format lacks
+         * (ClientTypeError), a value it has no form for (an int above 2**63-1 under a
+         * binary-integer format), the call's TTL refused; a CAS unique of 0 is that item's
+         * alone. The other items were sent: the exception carries the key and every key's
+         * outcome (`results`), as a refused key's (tester finding bindbatch 1: it carried
+         * neither) */
+        if (b->excs[i] != NULL || b->sts[i] == MCPOOL_UNSUPPORTED ||
             (b->sts[i] == MCPOOL_INVALID_ARGUMENT && !(cas != NULL && cas[i] == 0))) {
-            raise_batch_as(name, b->keys, b->sts, b->msgs, n, i,
+            raise_batch_as(name, b->keys, b->sts, b->msgs, b->excs, n, i,
                            op == MCPOOL_STORE_CAS ? cas_answer : batch_answer);
-            if (b->sts[i] == MCPOOL_UNSUPPORTED)
+            if (b->excs[i] == NULL && b->sts[i] == MCPOOL_UNSUPPORTED)
                 reraise_as(ClientTypeError);
             goto done;
         }
@@ -2864,6 +3135,11 @@ done:
     PyMem_Free(vlens);
     PyMem_Free(kinds);
     PyMem_Free(ttls);
+    PyMem_Free(kptrs);
+    PyMem_Free(klens);
+    PyMem_Free(item);
+    PyMem_Free(sent);
+    PyMem_Free(scas);
     PyMem_Free(compress);
     return rc;
 }
@@ -2880,7 +3156,7 @@ static PyObject *stored_or_failed(ClientObject *self, mcpool_store_op op, const 
     PyObject *pairs = mapping_pairs(name, mapping), *result = NULL;
     if (pairs == NULL)
         return NULL;
-    batch_t b = {0, NULL, NULL, NULL};
+    batch_t b = {0, NULL, NULL, NULL, NULL};
     if (batch_init(&b, pairs) == 0 &&
         store_pairs(self, op, name, pairs, &b, t, NULL, prefix, mcl, level, bytes_only) == 0) {
         result = failed_keys(name, b.keys, b.sts, b.msgs, b.n, failed != NULL);
@@ -2911,7 +3187,7 @@ static PyObject *store_multi(ClientObject *self, mcpool_store_op op, const char 
         PyErr_SetString(PyExc_TypeError, "_failed must be a dict");
         return NULL;
     }
-    if (store_time_parse(a[1], &t) < 0)
+    if (store_time_parse(a[1], name, NULL, &t) < 0)
         return NULL;
     PyObject *r = compress_choice(self->client, a[3], a[5], 0) == -2
                       ? NULL
@@ -2952,7 +3228,7 @@ static PyObject *Client_set_multi_noreply(ClientObject *self, PyObject *const *a
     keys_t ks;
     CHECK_OPEN(self);
     if (parse_args(name, args, nargs, kw, names, 5, 3, 3, 1, a) < 0 ||
-        store_time_parse(a[1], &t) < 0)
+        store_time_parse(a[1], name, NULL, &t) < 0)
         return NULL;
     if ((pairs = mapping_pairs(name, a[0])) == NULL) {
         Py_XDECREF(t.given);
@@ -2970,7 +3246,7 @@ static PyObject *Client_set_multi_noreply(ClientObject *self, PyObject *const *a
     }
     for (Py_ssize_t i = 0; i < n; i++)
         PyTuple_SetItem(keys, i, Py_NewRef(PyTuple_GetItem(PyTuple_GetItem(pairs, i), 0)));
-    if (keys_init(&ks, keys, a[2]) < 0)
+    if (keys_init(&ks, keys, a[2], name) < 0)
         goto done;
     for (; done < n; done++)
         if (concat_value(name, PyTuple_GetItem(keys, done),
@@ -3038,7 +3314,7 @@ static PyObject *concat_multi(ClientObject *self, int append, PyObject *const *a
         PyErr_SetString(PyExc_TypeError, "_failed must be a dict");
         return NULL;
     }
-    store_time_t t = {1, 0, 0, NULL}; /* memcached keeps the item's expiry */
+    store_time_t t = {1, 0, 0, NULL, 0}; /* memcached keeps the item's expiry */
     return stored_or_failed(self, append ? MCPOOL_STORE_APPEND : MCPOOL_STORE_PREPEND, name,
                             a[0], &t, a[1], NULL, NULL, 1, a[2]);
 }
@@ -3124,7 +3400,7 @@ static PyObject *Client_cas_multi(ClientObject *self, PyObject *const *args, Py_
     store_time_t t;
     CHECK_OPEN(self);
     if (parse_args("cas_multi", args, nargs, kw, names, 5, 3, 3, 1, a) < 0 ||
-        store_time_parse(a[1], &t) < 0)
+        store_time_parse(a[1], "cas_multi", NULL, &t) < 0)
         return NULL;
     PyObject *given = mapping_pairs("cas_multi", a[0]);
     if (given == NULL) {
@@ -3134,7 +3410,7 @@ static PyObject *Client_cas_multi(ClientObject *self, PyObject *const *args, Py_
     Py_ssize_t n = PyTuple_Size(given);
     PyObject *pairs = PyTuple_New(n), *result = NULL;
     uint64_t *cas = PyMem_Calloc((size_t)n + 1, sizeof(*cas));
-    batch_t b = {0, NULL, NULL, NULL};
+    batch_t b = {0, NULL, NULL, NULL, NULL};
     if (pairs == NULL || cas == NULL) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
@@ -3157,7 +3433,7 @@ static PyObject *Client_cas_multi(ClientObject *self, PyObject *const *args, Py_
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *answer = cas_answer(b.sts[i]);
         if (answer == NULL) { /* the others were tried */
-            raise_batch_as("cas_multi", b.keys, b.sts, b.msgs, n, i, cas_answer);
+            raise_batch_as("cas_multi", b.keys, b.sts, b.msgs, b.excs, n, i, cas_answer);
             goto done;
         }
         Py_DECREF(answer);
@@ -3192,7 +3468,7 @@ static int do_delete(ClientObject *self, PyObject *key) {
     size_t kn;
     mcpool_status st;
     PyObject *own;
-    if (key_bytes(key, &k, &kn, &own) < 0)
+    if (call_key("delete", key, &k, &kn, &own) < 0)
         return -1;
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_delete(self->client, k, kn);
@@ -3256,7 +3532,7 @@ static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, 
     CHECK_OPEN(self);
     if (parse_args("delete_multi", args, nargs, kw, names, 4, 4, 3, 1, a) < 0)
         return NULL;
-    if (keys_init(&ks, a[0], a[2]) < 0) {
+    if (keys_init(&ks, a[0], a[2], "delete_multi") < 0) {
         keys_free(&ks);
         return NULL;
     }
@@ -3308,7 +3584,7 @@ static PyObject *counter(ClientObject *self, int incr, PyObject *const *args, Py
     if (parse_args(incr ? "incr" : "decr", args, nargs, kw, names, 4, 3, 2, 1, a) < 0)
         return NULL;
     PyObject *own;
-    if (key_bytes(a[0], &k, &kn, &own) < 0)
+    if (call_key(incr ? "incr" : "decr", a[0], &k, &kn, &own) < 0)
         return NULL;
     if (call_u64_arg(a[1], "delta", 1, &delta, incr ? "incr" : "decr", a[0]) < 0) {
         Py_XDECREF(own);
@@ -3347,7 +3623,7 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
         return NULL;
     if (call_u64_arg(a[1], "delta", 1, &delta, incr ? "incr_multi" : "decr_multi", NULL) < 0)
         return NULL;
-    if (keys_init(&ks, a[0], a[2]) < 0) {
+    if (keys_init(&ks, a[0], a[2], incr ? "incr_multi" : "decr_multi") < 0) {
         keys_free(&ks);
         return NULL;
     }
@@ -3449,7 +3725,7 @@ static PyObject *Client_touch(ClientObject *self, PyObject *const *args, Py_ssiz
     if (parse_args("touch", args, nargs, kw, names, 4, 3, 2, 1, a) < 0)
         return NULL;
     PyObject *own;
-    if (key_bytes(a[0], &k, &kn, &own) < 0)
+    if (call_key("touch", a[0], &k, &kn, &own) < 0)
         return NULL;
     if (time_arg(a[1], "touch", a[0], "ttl", &ttl) < 0) {
         Py_XDECREF(own);
@@ -3480,6 +3756,7 @@ static PyObject *Client_set_counter(ClientObject *self, PyObject *const *args, P
         return NULL;
     if (!PyLong_Check(a[1]) || PyBool_Check(a[1])) {
         PyErr_Format(ClientTypeError, "value must be an int, not %.100s", TPNAME(a[1]));
+        name_call("set_counter", a[0]);
         return NULL;
     }
     /* memcached's counters are unsigned 64-bit: a negative one (which no incr takes) or one
@@ -3500,33 +3777,30 @@ static PyObject *Client_set_counter(ClientObject *self, PyObject *const *args, P
         }
     }
     if (refused) {
-        PyErr_SetString(ClientError, "value must be between 0 and 2**64-1 (memcached's "
-                                     "counters are unsigned 64-bit)");
+        PyErr_Format(ClientError, "value must be between 0 and 2**64-1 (memcached's counters "
+                     "are unsigned 64-bit), not %R", a[1]);
+        name_call("set_counter", a[0]);
         return NULL;
     }
     PyObject *own;
-    if (key_bytes(a[0], &k, &kn, &own) < 0)
+    if (call_key("set_counter", a[0], &k, &kn, &own) < 0)
         return NULL;
-    if (store_time_parse(a[2], &t) < 0) {
+    if (store_time_parse(a[2], "set_counter", a[0], &t) < 0) {
         Py_XDECREF(own);
         return NULL;
     }
-    int refused_ttl = store_ttl(self, "set_counter", MCPOOL_STORE_SET, k, kn, &t, &ttl) < 0;
-    Py_XDECREF(t.given);
-    if (refused_ttl) {
-        Py_XDECREF(own);
-        return NULL;
-    }
+    ttl = store_expiry(&t); /* after the value, in the core's order */
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_set_counter(self->client, k, kn, (uint64_t)value, ttl);
     Py_END_ALLOW_THREADS
-    Py_XDECREF(own);
-    if (st == MCPOOL_OK)
-        Py_RETURN_TRUE;
     /* NOT_STORED: fail_open's answer for a server that could not be reached, as for set */
-    if (st == MCPOOL_NOT_STORED)
-        Py_RETURN_FALSE;
-    return raise_status(st);
+    PyObject *r = st == MCPOOL_OK           ? Py_NewRef(Py_True)
+                  : st == MCPOOL_NOT_STORED ? Py_NewRef(Py_False)
+                                            : raise_store(st, "set_counter", k, kn, &t,
+                                                          raise_status);
+    Py_XDECREF(own);
+    Py_XDECREF(t.given);
+    return r;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -3699,7 +3973,7 @@ static PyObject *Client_server_for(ClientObject *self, PyObject *key) {
     mcpool_status st;
     CHECK_OPEN(self);
     PyObject *own;
-    if (key_bytes(key, &k, &kn, &own) < 0)
+    if (call_key("server_for", key, &k, &kn, &own) < 0)
         return NULL;
     st = mcpool_client_server_for(self->client, k, kn, &idx);
     Py_XDECREF(own);
@@ -3767,7 +4041,7 @@ static int Client_ass_subscript(ClientObject *self, PyObject *key, PyObject *val
             PyErr_SetObject(PyExc_KeyError, key);
         return r == 1 ? 0 : -1;
     }
-    store_time_t t = {1, 0, 0, NULL}; /* no expiry */
+    store_time_t t = {1, 0, 0, NULL, 0}; /* no expiry */
     int r = do_store(self, OP_SET, "set", key, value, &t, NULL, NULL);
     if (r == 0)
         PyErr_Format(ServerError, "set of %R was not stored", key);
@@ -3813,7 +4087,7 @@ static PyObject *Client_get_lease(ClientObject *self, PyObject *const *args, Py_
         return NULL;
     }
     if (time_arg(a[2], "get_lease", a[0], "recache_below", &below) < 0 ||
-        key_bytes(a[0], &k, &kn, &own) < 0)
+        call_key("get_lease", a[0], &k, &kn, &own) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_get_lease(self->client, k, kn, vivify, below, &lease, &item);
@@ -3860,7 +4134,7 @@ static PyObject *Client_invalidate(ClientObject *self, PyObject *const *args, Py
         return NULL;
     if ((a[1] != NULL && a[1] != Py_None /* None: the default */ &&
          time_arg(a[1], "invalidate", a[0], "stale_ttl", &stale) < 0) ||
-        key_bytes(a[0], &k, &kn, &own) < 0)
+        call_key("invalidate", a[0], &k, &kn, &own) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_invalidate(self->client, k, kn, stale);
@@ -3889,24 +4163,23 @@ static PyObject *Client_set_with_version(ClientObject *self, PyObject *const *ar
     CHECK_OPEN(self);
     if (parse_args("set_with_version", args, nargs, kw, names, 4, 4, 4, 3, a) < 0)
         return NULL;
-    if (u64_arg(a[2], "version", 0, &version) < 0 || store_time_parse(a[3], &t) < 0)
+    if (call_u64_arg(a[2], "version", 0, &version, "set_with_version", a[0]) < 0 ||
+        store_time_parse(a[3], "set_with_version", a[0], &t) < 0)
         return NULL;
-    if (key_bytes(a[0], &k, &kn, &own) < 0) {
+    if (call_key("set_with_version", a[0], &k, &kn, &own) < 0) {
         Py_XDECREF(t.given);
         return NULL;
     }
     if (serialize(self, a[1], &v) < 0) {
+        name_call("set_with_version", a[0]);
         Py_XDECREF(own);
         Py_XDECREF(t.given);
         return NULL;
     }
-    int refused_ttl = store_ttl(self, "set_with_version", MCPOOL_STORE_SET, k, kn, &t, &ttl) < 0;
-    Py_XDECREF(t.given);
-    if (refused_ttl) {
-        Py_XDECREF(v.owner);
-        Py_XDECREF(own);
-        return NULL;
-    }
+    /* the time last, in the core's order (store_expiry): the protocol, a version of 0 and
+     * the value are refused first, the key kept, as C and Perl answer them (tester finding
+     * retest38 3: the key was deleted for the time) */
+    ttl = store_expiry(&t);
     /* no typed form of this call: the flags a kind's ABI body is stored under */
     st = mcpool_client_kind_flags(self->client, v.kind, &flags);
     if (st == MCPOOL_OK) {
@@ -3916,12 +4189,13 @@ static PyObject *Client_set_with_version(ClientObject *self, PyObject *const *ar
         Py_END_ALLOW_THREADS
     }
     Py_XDECREF(v.owner);
+    PyObject *r = st == MCPOOL_OK ? Py_NewRef(Py_True)
+                  : st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND
+                      ? Py_NewRef(Py_False)
+                      : raise_store(st, "set_with_version", k, kn, &t, raise_status);
     Py_XDECREF(own);
-    if (st == MCPOOL_OK)
-        Py_RETURN_TRUE;
-    if (st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND)
-        Py_RETURN_FALSE;
-    return raise_status(st);
+    Py_XDECREF(t.given);
+    return r;
 }
 
 /* delete_with_version(key, version): delete with the explicit CAS version `version` (meta
@@ -3939,9 +4213,9 @@ static PyObject *Client_delete_with_version(ClientObject *self, PyObject *const 
     CHECK_OPEN(self);
     if (parse_args("delete_with_version", args, nargs, kw, names, 2, 2, 2, 2, a) < 0)
         return NULL;
-    if (u64_arg(a[1], "version", 0, &version) < 0)
+    if (call_u64_arg(a[1], "version", 0, &version, "delete_with_version", a[0]) < 0)
         return NULL;
-    if (key_bytes(a[0], &k, &kn, &own) < 0)
+    if (call_key("delete_with_version", a[0], &k, &kn, &own) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_delete_with_version(self->client, k, kn, version);
@@ -3969,7 +4243,7 @@ static PyObject *counter_with_version(ClientObject *self, int incr, PyObject *co
     if (call_u64_arg(a[1], "delta", 0, &delta, fname, a[0]) < 0 ||
         call_u64_arg(a[2], "version", 0, &version, fname, a[0]) < 0)
         return NULL;
-    if (key_bytes(a[0], &k, &kn, &own) < 0)
+    if (call_key(fname, a[0], &k, &kn, &own) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_arith_with_version(self->client, incr != 0, k, kn, delta, version, &out);
@@ -4001,7 +4275,7 @@ static PyObject *Client_meta_info(ClientObject *self, PyObject *key) {
     mcpool_status st;
     PyObject *own;
     CHECK_OPEN(self);
-    if (key_bytes(key, &k, &kn, &own) < 0)
+    if (call_key("meta_info", key, &k, &kn, &own) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = mcpool_client_meta_info(self->client, k, kn, &info);
@@ -4220,7 +4494,7 @@ static PyObject *gat_impl(ClientObject *self, int with_cas, PyObject *const *arg
     CHECK_OPEN(self);
     if (parse_args(fname, args, nargs, kw, names, 3, 2, 2, 2, a) < 0)
         return NULL;
-    if (time_arg(a[1], fname, a[0], "ttl", &ttl) < 0 || key_bytes(a[0], &k, &kn, &own) < 0)
+    if (time_arg(a[1], fname, a[0], "ttl", &ttl) < 0 || call_key(fname, a[0], &k, &kn, &own) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = with_cas ? mcpool_client_gats(self->client, k, kn, ttl, &item)
@@ -4266,7 +4540,7 @@ static PyObject *Client_touch_multi(ClientObject *self, PyObject *const *args, P
     if (parse_args("touch_multi", args, nargs, kw, names, 5, 4, 3, 1, a) < 0 ||
         time_arg(a[1], "touch_multi", NULL, "ttl", &ttl) < 0)
         return NULL;
-    if (keys_init(&ks, a[0], a[2]) < 0) {
+    if (keys_init(&ks, a[0], a[2], "touch_multi") < 0) {
         keys_free(&ks);
         return NULL;
     }
@@ -4370,7 +4644,7 @@ static PyObject *counter_or_init(ClientObject *self, int incr, PyObject *const *
     const char *call = incr ? "incr_or_init" : "decr_or_init";
     if (call_u64_arg(a[1], "delta", 1, &delta, call, a[0]) < 0 ||
         call_u64_arg(a[2], "initial", 0, &initial, call, a[0]) < 0 ||
-        time_arg(a[3], call, a[0], "ttl", &ttl) < 0 || key_bytes(a[0], &k, &kn, &own) < 0)
+        time_arg(a[3], call, a[0], "ttl", &ttl) < 0 || call_key(call, a[0], &k, &kn, &own) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     st = incr ? mcpool_client_incr_or_init(self->client, k, kn, delta, initial, ttl, &out)
@@ -4534,10 +4808,10 @@ static PyMethodDef Client_methods[] = {
      "pair, in one pipelined round trip per server; returns the list of keys that were not "
      "stored (with fail_open, also those of a server down or timed out). A key that failed "
      "with an error (its server down or timed out without fail_open, a server error reply, "
-     "a value too large, a refused key) raises once the others are stored, as delete_multi: "
-     "the first such key's exception (ConnectionError, TimeoutError, ServerError, "
-     "ClientError), with `key` and `results` ({key: True stored, False not stored, or its "
-     "exception})."},
+     "a value too large, a refused key, a value that cannot be serialized) raises once the "
+     "others are stored, as delete_multi: the first such key's exception (ConnectionError, "
+     "TimeoutError, ServerError, ClientError, ClientTypeError), with `key` and `results` "
+     "({key: True stored, False not stored, or its exception})."},
     {"add_multi", (PyCFunction)(void (*)(void))Client_add_multi_hooked, FAST,
      "add_multi(mapping, time=0, key_prefix='', min_compress_len=None, noreply=None, "
      "compress_level=None)\n--\n\nAdds every "

@@ -1,5 +1,6 @@
 """Bad input raises the documented exceptions; failures of the network are typed."""
 import os
+import re
 import time
 from decimal import Decimal
 
@@ -213,6 +214,62 @@ def test_a_lone_surrogate_is_an_mcpool_error(mc, prefix, call):
     assert "surrogate" in str(ei.value) and ei.value.status_name == "MCPOOL_INVALID_ARGUMENT"
 
 
+def test_an_argument_refused_by_the_binding_names_the_call_the_key_and_the_argument(mc,
+                                                                                  prefix):
+    """(tester finding badinput 4) These named neither the call nor the key, "expiry time
+    must be an int" for a time that may be a float or None too, and a key_prefix that is no
+    str was blamed on the keys; the class of each is as it was."""
+    k = prefix + "k"
+    r = repr(k)
+    for call, exc, want in [
+        (lambda: mc.set(k, b"v", time="10"), mcpool.ClientTypeError,
+         "set %s: time must be an int, a float or None, not str" % r),
+        (lambda: mc.touch(k, True), mcpool.ClientTypeError,
+         "touch %s: time must be an int, a float or None, not bool" % r),
+        (lambda: mc.gat(k, "1"), mcpool.ClientTypeError,
+         "gat %s: time must be an int, a float or None, not str" % r),
+        (lambda: mc.set_multi({k: b"v"}, "1"), mcpool.ClientTypeError,
+         "set_multi: time must be an int, a float or None, not str"),
+        (lambda: mc.flush_all("1"), mcpool.ClientTypeError,
+         "flush_all: delay must be an int, a float or None, not str"),
+        (lambda: mc.get_lease(k, vivify_ttl="1"), mcpool.ClientTypeError,
+         "get_lease %s: vivify_ttl must be an int, a float or None, not str" % r),
+        (lambda: mc.set_counter(k, -1), mcpool.ClientError,
+         "set_counter %s: value must be between 0 and 2**64-1 (memcached's counters are "
+         "unsigned 64-bit), not -1" % r),
+        (lambda: mc.set_counter(k, "5"), mcpool.ClientTypeError,
+         "set_counter %s: value must be an int, not str" % r),
+        (lambda: mc.get_multi([k], key_prefix=5), mcpool.ClientTypeError,
+         "get_multi: key_prefix must be str or bytes, not int"),
+        (lambda: mc.delete_multi([k, 5]), mcpool.ClientTypeError,
+         "delete_multi: a key must be str or bytes, not int"),
+        (lambda: mc.get(5), mcpool.ClientTypeError, "get: a key must be str or bytes, not int"),
+        (lambda: mc.delete_with_version(k, -1), mcpool.ClientError,
+         "delete_with_version %s: version must be between 0 and 2**64-1" % r),
+    ]:
+        with pytest.raises(exc) as e:
+            call()
+        assert str(e.value) == want
+        assert type(e.value) is exc
+    # a str UTF-8 cannot encode: the key, the value or the key_prefix, its error the cause
+    bad = k + "\udcff"
+    for call, want in [
+        (lambda: mc.set(bad, b"v"), "set %r: the key is a str that UTF-8 cannot encode" % bad),
+        (lambda: mc.get(bad), "get %r: the key is a str that UTF-8 cannot encode" % bad),
+        (lambda: mc.delete(bad), "delete %r: the key is a str" % bad),
+        (lambda: mc.get_multi([k, bad]), "get_multi %r: the key is a str" % bad),
+        (lambda: mc.set(k, "v\udcff"), "set %r: the value is a str that UTF-8" % k),
+        (lambda: mc.append(k, "v\udcff"), "append %r: the value is a str" % k),
+        (lambda: mc.get_multi([k], key_prefix="p\udcff"), "get_multi: key_prefix is a str"),
+    ]:
+        with pytest.raises(mcpool.ClientError) as e:
+            call()
+        assert str(e.value).startswith(want), e.value
+        assert type(e.value) is mcpool.ClientError
+        assert e.value.status_name == "MCPOOL_INVALID_ARGUMENT"
+        assert isinstance(e.value.__cause__, UnicodeEncodeError)
+
+
 def test_a_kind_the_value_format_lacks_is_a_client_type_error(server, prefix):
     """README: ClientTypeError for a value that cannot be stored (it was ConfigurationError;
     set_multi only listed the key as failed)."""
@@ -393,7 +450,11 @@ def test_a_time_may_be_any_integer_with_index(server, prefix):
     with pytest.raises(mcpool.ClientError, match="invalid ttl: %d is above" % 2**40):
         mc.set(k, "v", IndexInt(2**40))
     for bad in (True, Decimal(60), "60"):
-        with pytest.raises(mcpool.ClientTypeError, match="expiry time must be an int"):
+        # naming the call, the key and the argument, and every kind a time may be (tester
+        # finding badinput 4: "expiry time must be an int, not str", no call or key)
+        with pytest.raises(mcpool.ClientTypeError,
+                           match="^set %s: time must be an int, a float or None, not %s$"
+                           % (re.escape(repr(k)), type(bad).__name__)):
             mc.set(k, "v", bad)
 
 

@@ -2,8 +2,10 @@
 finding ttl 1). The clients mcpool replaces (pylibmc, pymemcache, python-memcached) send
 such a set and memcached stores it already expired, so no older value is left to read;
 mcpool's binding checked the caller's time before the call and left the old value. Every
-store path now checks its time through the core (mcpool_client_store_expiry_checked, with
-the store's op and key): a set's key is deleted, add/replace/cas leave it as it was."""
+store path now has its time checked by the core, last (a single store by the store itself,
+a batch's through mcpool_client_store_expiry_checked with the store's op and key): a set's
+key is deleted, add/replace/cas leave it as it was; nan and the infinities too (retest38 4);
+a store refused for its own argument (a version or CAS unique of 0) keeps it (retest38 3)."""
 import pytest
 
 from conftest import require
@@ -193,3 +195,143 @@ def test_cachelib_set_with_a_timeout_past_2038_leaves_no_older_value(server, pre
         with pytest.raises((mcpool.ClientError, compat_pylibmc.ClientError), match=DELETED):
             c.set("k", "new", timeout=2**32)
     assert c.get("k") is None
+
+
+NOT_FINITE = [float("inf"), float("-inf"), float("nan")]
+
+
+def not_finite(call, t, exc=mcpool.ClientError):
+    """call() raises exc naming the time as given, "is not a finite number of seconds"."""
+    with pytest.raises(exc) as e:
+        call()
+    assert "invalid ttl: %r is not a finite number of seconds" % t in str(e.value), e.value
+    return e.value
+
+
+@pytest.mark.parametrize("t", NOT_FINITE, ids=repr)
+@pytest.mark.parametrize("protocol", ["text", "meta"])
+def test_a_time_that_is_no_finite_number_is_refused_as_2_31_is(server, prefix, protocol, t):
+    """(tester findings retest37 4, retest38 4) nan, inf and -inf were refused with "expiry
+    time must be a finite number of seconds, not inf", no call, key or argument, and a set
+    left the old value: now the core's refusal, as for 2**31 (and Perl's for Inf), naming
+    the call, the key and the time as given: every set path deletes the key, add, replace,
+    cas and their batches keep it."""
+    mc = mcpool.Client([server.addr], protocol=protocol)
+    k, k2 = prefix + "k", prefix + "k2"
+    sets = {
+        "set": lambda: mc.set(k, "new", t),
+        "set expire=": lambda: mc.set(k, "new", expire=t),
+        "typed set": lambda: mc.set(k, 42, t),
+        "set_bytes": lambda: mc.set_bytes(k, b"new", 0, t),
+        "set_counter": lambda: mc.set_counter(k, 7, t),
+    }
+    for name, call in sets.items():
+        assert mc.set(k, "old")
+        e = not_finite(call, t)
+        call_name = name if name in ("set_bytes", "set_counter") else "set"
+        assert str(e).startswith('%s "%s": invalid ttl: %r is not a finite number of seconds; '
+                                 % (call_name, k, t)), (name, e)
+        assert DELETED in str(e), (name, e)
+        assert e.status_name == "MCPOOL_INVALID_ARGUMENT" and e.server is None, name
+        assert mc.get(k) is None, name
+    if protocol == "meta":
+        assert mc.set(k, "old")
+        assert DELETED in str(not_finite(lambda: mc.set_with_version(k, "new", 5, t), t))
+        assert mc.get(k) is None
+    for name, call in {"set_multi": lambda: mc.set_multi({k: "new", k2: "new"}, t),
+                       "set_multi_noreply": lambda: mc.set_multi_noreply({k: "n", k2: "n"}, t)
+                       }.items():
+        assert mc.set_multi({k: "old", k2: "old"}) == []
+        e = not_finite(call, t)
+        assert str(e).startswith('%s "%s": invalid ttl: ' % (name, k)) and DELETED in str(e)
+        assert mc.get_multi([k, k2]) == {}, name
+        if name == "set_multi":
+            assert e.key == k and sorted(e.results) == [k, k2]
+    assert mc.set(k, "old")
+    token = mc.gets(k)[1]
+    for name, call in {
+        "add": lambda: mc.add(k, "new", t),
+        "replace": lambda: mc.replace(k, "new", t),
+        "cas": lambda: mc.cas(k, "new", token, t),
+        "add_multi": lambda: mc.add_multi({k: "new"}, t),
+        "replace_multi": lambda: mc.replace_multi({k: "new"}, t),
+        "cas_multi": lambda: mc.cas_multi({k: ("new", token)}, t),
+    }.items():
+        e = not_finite(call, t)
+        assert str(e) == '%s "%s": invalid ttl: %r is not a finite number of seconds' % (
+            name, k, t), e
+        assert mc.get(k) == "old", name
+    assert mc.cas(k, "new", token) is True  # the item was never changed
+
+
+@pytest.mark.parametrize("t", NOT_FINITE, ids=repr)
+def test_a_time_that_is_no_finite_number_names_its_call_and_argument(server, prefix, t):
+    """touch, gat, counters, leases and flush_all name their own argument, never "expiry
+    time" (a lease's vivify_ttl, recache_below, stale_ttl; flush_all's delay)."""
+    mc = mcpool.Client([server.addr], protocol="meta")
+    k = prefix + "k"
+    assert mc.set(k, "old")
+    reason = "%r is not a finite number of seconds" % t
+    for call, want in [
+        (lambda: mc.touch(k, t), 'touch "%s": invalid ttl: %s' % (k, reason)),
+        (lambda: mc.gat(k, t), 'gat "%s": invalid ttl: %s' % (k, reason)),
+        (lambda: mc.incr_or_init(k + "n", 1, 0, t), 'incr_or_init "%sn": invalid ttl: %s'
+         % (k, reason)),
+        (lambda: mc.touch_multi([k], t), "touch_multi: invalid ttl: %s" % reason),
+        (lambda: mc.get_lease(k, vivify_ttl=t), 'get_lease "%s": invalid vivify_ttl: %s'
+         % (k, reason)),
+        (lambda: mc.get_lease(k, recache_below=t), 'get_lease "%s": invalid recache_below: %s'
+         % (k, reason)),
+        (lambda: mc.invalidate(k, stale_ttl=t), 'invalidate "%s": invalid stale_ttl: %s'
+         % (k, reason)),
+        (lambda: mc.flush_all(t), "flush_all: invalid delay: %s" % reason),
+    ]:
+        with pytest.raises(mcpool.ClientError) as e:
+            call()
+        assert str(e.value) == want
+        assert e.value.status_name == "MCPOOL_INVALID_ARGUMENT" and e.value.server is None
+    assert mc.get(k) == "old"  # nothing flushed, touched or invalidated
+    with pytest.raises(mcpool.ClientError, match="finite number"):
+        mcpool.expiry_from_now(t)  # its own refusal
+
+
+def test_cachelib_over_the_client_deletes_for_an_infinite_timeout(server, prefix):
+    cachelib = require("cachelib", "python3-cachelib")
+    c = cachelib.MemcachedCache(servers=mcpool.Client([server.addr]), key_prefix=prefix)
+    assert c.set("k", "old")
+    with pytest.raises(mcpool.ClientError, match="inf is not a finite number of seconds; "
+                       + DELETED):
+        c.set("k", "new", timeout=float("inf"))
+    assert c.get("k") is None
+
+
+@pytest.mark.parametrize("big", BIG + [float("inf")])
+def test_a_stores_own_arguments_are_checked_before_its_time(server, prefix, big):
+    """(tester finding retest38 3) A store's time is its last check, in the core's order:
+    set_with_version with version 0 and a refused time refuses the version and keeps the old
+    value, as C and Perl do (Python deleted the key for the time); so do set_bytes with flags
+    the value format refuses, cas with a CAS unique of 0 and set_with_version on a protocol
+    other than meta, each refused for its own argument."""
+    meta = mcpool.Client([server.addr], protocol="meta")
+    text = mcpool.Client([server.addr], protocol="text")
+    k = prefix + "k"
+    for call, exc, want in [
+        (lambda: meta.set_with_version(k, "new", 0, big), mcpool.ClientError,
+         'set_with_version "%s": invalid version: 0 is no CAS version' % k),
+        (lambda: meta.set_bytes(k, b"new", 2**20, big), mcpool.ValueFormatError,
+         "flags 1048576"),
+        (lambda: meta.cas(k, "new", 0, big), mcpool.ClientError,
+         'cas "%s": invalid cas: 0 is no CAS unique' % k),
+        (lambda: text.set_with_version(k, "new", 5, big), mcpool.ConfigurationError,
+         "needs the meta protocol"),
+    ]:
+        assert meta.set(k, "old")
+        with pytest.raises(exc) as e:
+            call()
+        assert want in str(e.value) and "invalid ttl" not in str(e.value), e.value
+        assert meta.get(k) == "old", e.value
+    # with every argument right, the time is refused and the set deletes the key
+    assert meta.set(k, "old")
+    with pytest.raises(mcpool.ClientError, match=DELETED):
+        meta.set_with_version(k, "new", 5, big)
+    assert meta.get(k) is None

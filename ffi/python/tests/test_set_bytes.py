@@ -182,7 +182,9 @@ def test_an_expiry_memcached_cannot_take_is_refused(server, prefix):
         c.set_bytes(prefix + "k", b"v", 0, 2 ** 32)
     with pytest.raises(mcpool.ClientError, match="invalid ttl: 2147483648"):
         c.set_bytes(prefix + "k", b"v", 0, 2 ** 31)
-    with pytest.raises(mcpool.ClientTypeError, match="expiry time must be an int"):
+    with pytest.raises(mcpool.ClientTypeError,
+                       match="^set_bytes '%sk': time must be an int, a float or None, not str$"
+                       % prefix):
         c.set_bytes(prefix + "k", b"v", 0, "10")
     assert c.get_bytes(prefix + "k") is None
 

@@ -161,3 +161,99 @@ def test_the_drop_ins_answer_a_failed_store_as_their_peers(server, server_error_
     for mod in (real_pylibmc, compat_pylibmc):
         with pytest.raises(mod.Error):
             mod.Client(addrs).set_multi({k: "v" for k in keys})
+
+
+class _Unpicklable:
+    """A value whose own __reduce__ raises: the pickler's exception."""
+
+    def __reduce__(self):
+        raise ValueError("no pickling this one")
+
+
+class _Interrupting:
+    """A value whose __reduce__ raises what is not about the value (a Ctrl-C)."""
+
+    def __reduce__(self):
+        raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("call", ["set_multi", "add_multi", "replace_multi"])
+def test_a_value_mcpool_cannot_serialize_fails_alone(server, prefix, call):
+    """(tester finding badinput 3) One value that cannot be stored (an object() without
+    pickle, a str with a lone surrogate, an object that does not pickle) failed the whole
+    batch, nothing stored, with neither `key` nor `results` and no key in the message: that
+    item alone is refused, unsent, its key left as it was, the others stored, and the
+    exception is that key's, naming the call and the key, as a refused key's."""
+    plain = mcpool.Client([server.addr])
+    pickling = mcpool.Client([server.addr], pickle=True)
+    a, bad, c = prefix + "a", prefix + "bad", prefix + "c"
+    cases = [
+        (plain, object(), mcpool.ClientTypeError, "cannot store a object: values are", None),
+        (plain, "x\udcff", mcpool.ClientError,
+         "the value is a str that UTF-8 cannot encode (a lone surrogate)", UnicodeEncodeError),
+        (pickling, lambda: 0, mcpool.ClientTypeError,
+         "cannot store a function: it does not pickle (AttributeError: ", AttributeError),
+        (pickling, _Unpicklable(), mcpool.ClientTypeError,
+         "cannot store a _Unpicklable: it does not pickle (ValueError: no pickling this one)",
+         ValueError),
+    ]
+    for mc, value, exc, words, cause in cases:
+        mc.delete_multi([a, bad, c])
+        if call == "replace_multi":
+            assert mc.set_multi({a: "old", bad: "old", c: "old"}) == []
+        elif call == "add_multi":
+            assert mc.set(bad, "old")
+        else:
+            assert mc.set_multi({bad: "old"}) == []
+        with pytest.raises(exc) as e:
+            getattr(mc, call)({a: "new", bad: value, c: "new"})
+        assert str(e.value).startswith("%s %r: %s" % (call, bad, words)), e.value
+        assert e.value.key == bad
+        assert e.value.results == {a: True, bad: e.value, c: True}
+        assert (type(e.value.__cause__) is cause) if cause else e.value.__cause__ is None
+        assert mc.get_multi([a, bad, c]) == {a: "new", bad: "old", c: "new"}, value
+
+
+def test_what_pickling_raises_that_is_not_about_the_value_ends_the_batch(server, prefix):
+    """A KeyboardInterrupt (or MemoryError) raised while pickling is no item's error: it
+    propagates as it is, nothing sent, as from a single set."""
+    mc = mcpool.Client([server.addr], pickle=True)
+    a, b = prefix + "a", prefix + "b"
+    for call in (mc.set_multi, mc.add_multi):
+        with pytest.raises(KeyboardInterrupt):
+            call({a: "new", b: _Interrupting()})
+        assert mc.get_multi([a, b]) == {}
+    with pytest.raises(KeyboardInterrupt):
+        mc.set(a, _Interrupting())
+    # a single set raises the pickler's own exception, as every peer does
+    with pytest.raises(ValueError, match="^no pickling this one$"):
+        mc.set(a, _Unpicklable())
+
+
+def test_set_multi_noreply_names_the_key_and_sends_nothing(server, prefix):
+    """set_multi_noreply takes str or bytes only, checked before anything is sent, as
+    documented: the refusal names the key, a lone surrogate's too."""
+    mc = mcpool.Client([server.addr])
+    a, bad = prefix + "a", prefix + "bad"
+    for value, exc, words in [(5, mcpool.ClientTypeError, "takes str or bytes, not int (key %r)"
+                               % bad),
+                              ("x\udcff", mcpool.ClientError,
+                               "set_multi_noreply %r: the value is a str that UTF-8 cannot "
+                               "encode" % bad)]:
+        with pytest.raises(exc) as e:
+            mc.set_multi_noreply({a: "new", bad: value})
+        assert words in str(e.value)
+        assert mc.get_multi([a, bad]) == {}
+
+
+def test_the_drop_ins_raise_the_picklers_exception_from_set_multi(server, prefix):
+    """python-memcached and pylibmc let the pickler's exception through from set_multi: so
+    do their drop-ins, whose mcpool.Client batch refuses that item alone."""
+    import mcpool.compat.memcache as compat_memcache
+    import mcpool.compat.pylibmc as compat_pylibmc
+    for mod in (compat_memcache, compat_pylibmc):
+        mc = mod.Client([server.addr])
+        with pytest.raises(AttributeError, match="pickle"):
+            mc.set_multi({prefix + "a": 1, prefix + "b": lambda: 0})
+        with pytest.raises(ValueError, match="^no pickling this one$"):
+            mc.set_multi({prefix + "a": 1, prefix + "b": _Unpicklable()})

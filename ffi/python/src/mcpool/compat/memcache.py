@@ -458,6 +458,14 @@ class Client:
         if isinstance(e.__cause__, UnicodeEncodeError):
             raise e.__cause__ from None
 
+    @staticmethod
+    def _unpicklable(e):
+        """A value that does not pickle in ``set_multi`` (mcpool.Client's batch fails that item
+        alone, a ``ClientTypeError`` whose ``__cause__`` is the pickler's exception) is the
+        pickler's exception, as python-memcached's ``pickler.dump`` raises it."""
+        if e.__cause__ is not None and not isinstance(e.__cause__, _mcpool.Error):
+            raise e.__cause__ from None
+
     def _failed(self, what, e):
         """A failure python-memcached reports by its return value (logged with debug); a bug
         or a configuration error is raised, never hidden (_raised)."""
@@ -706,7 +714,8 @@ class Client:
             # returns them (mcpool.Client's set_multi raises for those: tester finding
             # partial 4)
             failed = set(self._mc.set_multi(wire, time, min_compress_len=mcl, _failed={}))
-        except _mcpool.ClientTypeError:
+        except _mcpool.ClientTypeError as e:
+            self._unpicklable(e)
             raise
         except _mcpool.Error as e:
             self._unencodable(e)

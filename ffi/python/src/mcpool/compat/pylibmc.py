@@ -380,6 +380,11 @@ def _translate(e, keys=(), prefix=None):
     calls' prefix) are the call's, for a refused key."""
     if _refused_key(e) and _too_long(keys, prefix):
         return ValueError(str(e))
+    if isinstance(e, _mcpool.ClientTypeError) and e.__cause__ is not None and \
+            not isinstance(e.__cause__, _mcpool.Error):
+        # a value that does not pickle (set_multi fails that item alone): the pickler's own
+        # exception, as pylibmc raises it
+        return e.__cause__
     if isinstance(e, _mcpool.ClientTypeError):
         return TypeError(str(e))
     if isinstance(e, _mcpool.ValueFormatError):
