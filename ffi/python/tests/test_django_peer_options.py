@@ -293,6 +293,32 @@ def test_a_distribution_over_the_preset_s_own_placement_warns(servers, prefix, b
     assert len(theirs.get_many(keys)) < len(keys)
 
 
+@pytest.mark.parametrize("value_format,distribution,moves", [
+    ("pylibmc", "cache-memcached", True),
+    ("python-memcached", "cmf-ketama", True),
+    ("pymemcache", "cache-memcached", True),
+    ("pylibmc", "libmemcached-modula", False),  # pylibmc's own placement
+    ("python-memcached", "python-memcached", False),
+])
+def test_a_distribution_beside_a_value_format_is_compared_with_its_client_s(
+        servers, prefix, value_format, distribution, moves):
+    """value_format names the stock backend's client, whose placement is its preset's: a
+    distribution beside it that places keys otherwise warns, the same placement says nothing
+    (tester finding retest37b 2: any distribution turned the value_format warning off, and
+    cache-memcached beside pylibmc's format moved most keys in silence)."""
+    loc = [s.addr for s in servers]
+    options = {"value_format": value_format, "distribution": distribution}
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        mcpool.django.McpoolCache(loc, {"KEY_PREFIX": prefix, "OPTIONS": options})
+    said = [str(x.message) for x in w if issubclass(x.category, RuntimeWarning)]
+    if moves:
+        assert len(said) == 1 and "distribution=%r overrides" % distribution in said[0], said
+        assert "preset=%r" % value_format in said[0], said
+    else:
+        assert said == []
+
+
 @pytest.mark.parametrize("preset,options", [
     # two spellings of one placement (tester finding retest36 2: warned falsely)
     ("pylibmc", {"behaviors": {"ketama": True}, "distribution": "libmemcached-ketama"}),

@@ -44,8 +44,8 @@ or a ``distribution`` (names and words in any spelling the core takes: ``"Preset
 and compression is asked for (``min_compress_len``, ``compression``): ``PyMemcacheCache``
 (pymemcache's ``pickle_serde``) cannot read a compressed value and returns its compressed
 bytes, or nothing, as the value. It warns when OPTIONS' own ``distribution`` beside a
-preset (or PyLibMCCache's ``behaviors``) places keys on other servers than that backend
-would: the core places a sample of keys both ways (``_warn_placement``), so another
+preset (or PyLibMCCache's ``behaviors``, or a ``value_format`` naming one of those clients)
+places keys on other servers than that backend would: the core places a sample of keys both ways (``_warn_placement``), so another
 spelling of the same placement says nothing. Values are pickled
 (``pickle=True``, ``pickle_protocol=pickle.HIGHEST_PROTOCOL`` unless OPTIONS say otherwise),
 as Django's own memcached backends do, and so are instances of subclasses of int, str and
@@ -481,8 +481,16 @@ class McpoolCache(BaseCache):
             self._servers = [_location_address(s, fmt) for s in self._servers]
         # the value format the core resolved (any spelling, from a preset or the option)
         fmt = self._cache.value_format if self._servers else None
-        if rules.get("stock") is not None and self._servers:
-            _warn_placement(self._servers, self._cache, options, rules["stock"])
+        stock = rules.get("stock")
+        if (stock is None and fmt in _PEERS and named.get("preset") is None
+                and named.get("distribution") is not None):
+            # value_format names the stock backend's client, whose placement is its preset's
+            # (tester finding retest37b 2: a differing distribution beside value_format alone
+            # was silent)
+            stock = {k: v for k, v in options.items() if _core_name(k) != "distribution"}
+            stock["preset"] = fmt
+        if stock is not None and self._servers:
+            _warn_placement(self._servers, self._cache, options, stock)
         if (fmt in _PEERS and len(self._servers) > 1 and named.get("preset") is None
                 and named.get("distribution") is None):
             warnings.warn(
