@@ -130,6 +130,12 @@ def test_weights_without_servers_are_refused_saying_why():
                                                         r"SERVERS\).*host:port:N"):
         mcpool.Client(SERVERS="%s,%s" % (A, B), weights=[1, 5])
     assert _share(mcpool.Client(SERVERS="%s:1,%s:5" % (A, B))) == [0.2, 0.8]
+    # a string that names no servers: not "the servers are in" it (tester finding
+    # retest37b 5)
+    with pytest.raises(mcpool.ConfigurationError) as e:
+        mcpool.Client(libmemcached_config="--DISTRIBUTION=consistent", weights=[2])
+    msg = str(e.value)
+    assert "names no servers either" in msg and "the servers are in" not in msg, msg
     # no servers at all
     for given in ({}, {"servers": None}):
         with pytest.raises(mcpool.ConfigurationError,

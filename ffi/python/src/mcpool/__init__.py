@@ -258,10 +258,17 @@ def _weights_without_servers(weights, options):
             core[_option(_ALIASES.get(name, name))[0]] = name
         except ConfigurationError:
             pass  # an unknown option: the constructor refuses it, naming it
-    if "libmemcached_config" in core:
+    string = options.get(core.get("libmemcached_config")) if isinstance(options, dict) else None
+    if isinstance(string, str) and ("--server" in string.lower()
+                                    or "--socket" in string.lower()):
         where = ("; the servers are in %s, so write each weight there: "
                  "--SERVER=host:port/?N" % _shown("libmemcached_config",
                                                   core["libmemcached_config"]))
+    elif "libmemcached_config" in core:
+        # (a string without servers: tester finding retest37b 5, "the servers are in" it)
+        where = ("; %s names no servers either: give them there, each weight as "
+                 "--SERVER=host:port/?N, or as a list beside the weights (['host:port', ...])"
+                 % _shown("libmemcached_config", core["libmemcached_config"]))
     elif "servers" in core:
         where = ("; the servers are in option %s, so write each weight in its address "
                  "(host:port:N), or give servers as the first argument, a list"
