@@ -112,10 +112,7 @@ pub const RELATIVE_MAX: u32 = 30 * 24 * 60 * 60;
 /// now or past: never 0, which is "never expires"). A moment beyond `u32` is `u32::MAX`;
 /// one beyond [`MAX_TTL`] (2038) is then refused by [`check`], never moved.
 pub fn from_now(seconds: i64) -> u32 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    from_now_at(seconds, now)
+    u32::try_from(moment_from_now(seconds)).unwrap_or(u32::MAX)
 }
 
 /// [`from_now`] with the current unix time given (`now`), for tests.

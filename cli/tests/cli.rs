@@ -19,6 +19,13 @@ fn on(server: &str, rest: &[&str]) -> Output {
     mcpool(&a)
 }
 
+/// `mcpool --servers SERVER --protocol meta REST...`.
+fn on_meta(server: &str, rest: &[&str]) -> Output {
+    let mut a = vec!["--protocol", "meta"];
+    a.extend_from_slice(rest);
+    on(server, &a)
+}
+
 fn code(o: &Output) -> i32 {
     o.status.code().expect("exit status")
 }
@@ -1170,11 +1177,7 @@ fn incr_or_init_creates_and_counts() {
 fn leases_invalidate_and_info() {
     let mc = Memcached::start(&[]);
     let s = mc.addr();
-    let meta = |rest: &[&str]| {
-        let mut a = vec!["--protocol", "meta"];
-        a.extend_from_slice(rest);
-        on(&s, &a)
-    };
+    let meta = |rest: &[&str]| on_meta(&s, rest);
     let o = meta(&["lease", "lk", "30"]);
     assert_eq!((code(&o), &o.stdout[..]), (1, &b"recompute\n"[..]));
     let o = meta(&["lease", "lk", "30"]);
@@ -1257,11 +1260,7 @@ fn leases_invalidate_and_info() {
 fn lease_times_are_durations_by_the_core_rule() {
     let mc = Memcached::start(&[]);
     let s = mc.addr();
-    let meta = |rest: &[&str]| {
-        let mut a = vec!["--protocol", "meta"];
-        a.extend_from_slice(rest);
-        on(&s, &a)
-    };
+    let meta = |rest: &[&str]| on_meta(&s, rest);
     let key = unique("clk");
     let k = key.as_str();
     for (args, what, arg) in [

@@ -328,6 +328,25 @@ static void set_cause(PyObject *cause) {
     PyErr_Restore(t, v, tb);
 }
 
+/* A new exception of class cls made from args (a tuple) with the attributes of old (its
+ * __dict__: `status`, `key`, `results`, ...), or NULL (with an exception, or none when old
+ * has no __dict__ to copy). */
+static PyObject *exception_like(PyObject *cls, PyObject *args, PyObject *old) {
+    PyObject *nv = PyObject_Call(cls, args, NULL);
+    PyObject *d = nv != NULL ? PyObject_GetAttrString(old, "__dict__") : NULL;
+    int ok = d != NULL && PyDict_Check(d);
+    PyObject *name, *val;
+    Py_ssize_t pos = 0;
+    while (ok && PyDict_Next(d, &pos, &name, &val))
+        ok = PyObject_SetAttr(nv, name, val) == 0;
+    Py_XDECREF(d);
+    if (!ok) {
+        Py_XDECREF(nv);
+        return NULL;
+    }
+    return nv;
+}
+
 /* The exception being raised, when it is mcpool's own ClientError (or a subclass: a bad key,
  * value or argument the binding refused), raised again naming the call and the key: the
  * same class, its message prefixed with "call 'key': " (key NULL: "call: "; a key that is
@@ -349,18 +368,12 @@ static void name_call(const char *call, PyObject *key) {
     PyObject *named = msg == NULL ? NULL
                       : key != NULL ? PyUnicode_FromFormat("%s %R: %U", call, key, msg)
                                     : PyUnicode_FromFormat("%s: %U", call, msg);
-    PyObject *nv = named != NULL ? PyObject_CallFunctionObjArgs(t, named, NULL) : NULL;
-    PyObject *d = nv != NULL ? PyObject_GetAttrString(v, "__dict__") : NULL;
-    int ok = d != NULL && PyDict_Check(d);
-    PyObject *name, *val;
-    Py_ssize_t pos = 0;
-    while (ok && PyDict_Next(d, &pos, &name, &val))
-        ok = PyObject_SetAttr(nv, name, val) == 0;
+    PyObject *args = named != NULL ? PyTuple_Pack(1, named) : NULL;
+    PyObject *nv = args != NULL ? exception_like(t, args, v) : NULL;
     Py_XDECREF(msg);
     Py_XDECREF(named);
-    Py_XDECREF(d);
-    if (!ok) { /* as it was */
-        Py_XDECREF(nv);
+    Py_XDECREF(args);
+    if (nv == NULL) { /* as it was */
         PyErr_Clear();
         PyErr_Restore(t, v, tb);
         return;
@@ -748,6 +761,17 @@ static PyObject *raise_store(mcpool_status st, const char *call, const uint8_t *
     if (named == NULL)
         return NULL;
     return raise_at(error_class(st), st, named, Py_None);
+}
+
+/* A single store's answer: True when stored, False when not (not stored, exists, not found:
+ * the store's own miss), else raise_store's exception (NULL). */
+static PyObject *store_answer(mcpool_status st, const char *call, const uint8_t *k, size_t kn,
+                              const store_time_t *t, PyObject *(*raise)(mcpool_status)) {
+    if (st == MCPOOL_OK)
+        return Py_NewRef(Py_True);
+    if (st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND)
+        return Py_NewRef(Py_False);
+    return raise_store(st, call, k, kn, t, raise);
 }
 
 /* A non-negative 64-bit number (delta, version). */
@@ -1330,6 +1354,19 @@ static int check_cfg(mcpool_status st) {
 static _Thread_local PyObject *hook_exc; /* the kept exception (a normalized instance) */
 static _Thread_local int in_call;
 
+/* The exception being raised, taken (none is raised after): a new reference to its value,
+ * its traceback attached, or NULL when none was raised. */
+static PyObject *taken_exception(void) {
+    PyObject *t, *v, *tb;
+    PyErr_Fetch(&t, &v, &tb);
+    PyErr_NormalizeException(&t, &v, &tb);
+    if (v != NULL && tb != NULL)
+        PyException_SetTraceback(v, tb);
+    Py_XDECREF(t);
+    Py_XDECREF(tb);
+    return v;
+}
+
 /* The hook cb failed (an exception is set, the GIL held): an Exception is reported
  * (PyErr_WriteUnraisable), another is kept for the call (the first one; a second is
  * dropped). */
@@ -1342,14 +1379,7 @@ static void hook_failed(PyObject *cb) {
         PyErr_Clear();
         return;
     }
-    PyObject *t, *v, *tb;
-    PyErr_Fetch(&t, &v, &tb);
-    PyErr_NormalizeException(&t, &v, &tb);
-    if (v != NULL && tb != NULL)
-        PyException_SetTraceback(v, tb);
-    Py_XDECREF(t);
-    Py_XDECREF(tb);
-    hook_exc = v;
+    hook_exc = taken_exception();
 }
 
 /* A Client method's result r, unless a hook kept an exception during the call: then that
@@ -2243,13 +2273,8 @@ static void reraise_as(PyObject *cls) {
         return;
     }
     PyObject *args = PyObject_GetAttrString(v, "args");
-    PyObject *nv = args != NULL ? PyObject_Call(cls, args, NULL) : NULL;
-    PyObject *d = nv != NULL ? PyObject_GetAttrString(v, "__dict__") : NULL;
-    int ok = d != NULL && PyDict_Check(d);
-    PyObject *k, *val;
-    Py_ssize_t pos = 0;
-    while (ok && PyDict_Next(d, &pos, &k, &val))
-        ok = PyObject_SetAttr(nv, k, val) == 0;
+    PyObject *nv = args != NULL ? exception_like(cls, args, v) : NULL;
+    int ok = nv != NULL;
     if (ok) {
         PyObject *results = PyObject_GetAttrString(nv, "results");
         PyObject *key = PyObject_GetAttrString(nv, "key");
@@ -2271,7 +2296,6 @@ static void reraise_as(PyObject *cls) {
     Py_XDECREF(tb);
     Py_XDECREF(args);
     Py_XDECREF(nv);
-    Py_XDECREF(d);
 }
 
 /* The dict key of item i of a multi call: the key as given, or, with seen (a dict, when the
@@ -2693,10 +2717,7 @@ static PyObject *Client_set_bytes(ClientObject *self, PyObject *const *args, Py_
     st = mcpool_client_set(self->client, k, kn, vp, vn, flags, ttl);
     Py_END_ALLOW_THREADS
     Py_XDECREF(vown);
-    PyObject *r = st == MCPOOL_OK ? Py_NewRef(Py_True)
-                  : st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND
-                      ? Py_NewRef(Py_False)
-                      : raise_store(st, "set_bytes", k, kn, &t, raise_store_status);
+    PyObject *r = store_answer(st, "set_bytes", k, kn, &t, raise_store_status);
     Py_XDECREF(kown);
     Py_XDECREF(t.given);
     return r;
@@ -2986,14 +3007,7 @@ static PyObject *item_value_error(const char *call, PyObject *key, PyObject *val
         set_cause(cause); /* steals cause */
     }
     name_call(call, key);
-    PyObject *t, *v, *tb;
-    PyErr_Fetch(&t, &v, &tb);
-    PyErr_NormalizeException(&t, &v, &tb);
-    if (v != NULL && tb != NULL)
-        PyException_SetTraceback(v, tb);
-    Py_XDECREF(t);
-    Py_XDECREF(tb);
-    return v;
+    return taken_exception();
 }
 
 /* Stores pairs (mapping_pairs'; b their batch) with the store command op, in one pipelined
@@ -4189,10 +4203,7 @@ static PyObject *Client_set_with_version(ClientObject *self, PyObject *const *ar
         Py_END_ALLOW_THREADS
     }
     Py_XDECREF(v.owner);
-    PyObject *r = st == MCPOOL_OK ? Py_NewRef(Py_True)
-                  : st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND
-                      ? Py_NewRef(Py_False)
-                      : raise_store(st, "set_with_version", k, kn, &t, raise_status);
+    PyObject *r = store_answer(st, "set_with_version", k, kn, &t, raise_status);
     Py_XDECREF(own);
     Py_XDECREF(t.given);
     return r;

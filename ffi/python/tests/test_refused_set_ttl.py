@@ -28,18 +28,36 @@ def refused(call, big, exc=mcpool.ClientError):
     return e.value
 
 
+def keeping_stores(mc, k, token, t):
+    """{name: a call that stores k with the time t}, for each store that leaves the key as
+    it was when refused (add, replace, cas and their batches)."""
+    return {
+        "add": lambda: mc.add(k, "new", t),
+        "replace": lambda: mc.replace(k, "new", t),
+        "cas": lambda: mc.cas(k, "new", token, t),
+        "add_multi": lambda: mc.add_multi({k: "new"}, t),
+        "replace_multi": lambda: mc.replace_multi({k: "new"}, t),
+        "cas_multi": lambda: mc.cas_multi({k: ("new", token)}, t),
+    }
+
+
+def single_sets(mc, k, t):
+    """{name: a call that sets k with the time t}, for each single set path."""
+    return {
+        "set": lambda: mc.set(k, "new", t),
+        "set expire=": lambda: mc.set(k, "new", expire=t),
+        "typed set": lambda: mc.set(k, 42, t),
+        "set_bytes": lambda: mc.set_bytes(k, b"new", 0, t),
+        "set_counter": lambda: mc.set_counter(k, 7, t),
+    }
+
+
 @pytest.mark.parametrize("big", BIG)
 @pytest.mark.parametrize("protocol", ["text", "meta", "binary"])
 def test_a_refused_set_leaves_no_older_value(server, prefix, protocol, big):
     mc = mcpool.Client([server.addr], protocol=protocol)
     k = prefix + "k"
-    sets = {
-        "set": lambda: mc.set(k, "new", big),
-        "set expire=": lambda: mc.set(k, "new", expire=big),
-        "typed set": lambda: mc.set(k, 42, big),
-        "set_bytes": lambda: mc.set_bytes(k, b"new", 0, big),
-        "set_counter": lambda: mc.set_counter(k, 7, big),
-    }
+    sets = single_sets(mc, k, big)
     for name, call in sets.items():
         assert mc.set(k, "old")
         e = refused(call, big)
@@ -95,14 +113,7 @@ def test_add_replace_cas_refused_leave_the_old_value(server, prefix, big):
     k = prefix + "k"
     mc.set(k, "old")
     token = mc.gets(k)[1]
-    for name, call in {
-        "add": lambda: mc.add(k, "new", big),
-        "replace": lambda: mc.replace(k, "new", big),
-        "cas": lambda: mc.cas(k, "new", token, big),
-        "add_multi": lambda: mc.add_multi({k: "new"}, big),
-        "replace_multi": lambda: mc.replace_multi({k: "new"}, big),
-        "cas_multi": lambda: mc.cas_multi({k: ("new", token)}, big),
-    }.items():
+    for name, call in keeping_stores(mc, k, token, big).items():
         e = refused(call, big)
         assert "deleted" not in str(e), (name, e)
         assert mc.get(k) == "old", name
@@ -218,13 +229,7 @@ def test_a_time_that_is_no_finite_number_is_refused_as_2_31_is(server, prefix, p
     cas and their batches keep it."""
     mc = mcpool.Client([server.addr], protocol=protocol)
     k, k2 = prefix + "k", prefix + "k2"
-    sets = {
-        "set": lambda: mc.set(k, "new", t),
-        "set expire=": lambda: mc.set(k, "new", expire=t),
-        "typed set": lambda: mc.set(k, 42, t),
-        "set_bytes": lambda: mc.set_bytes(k, b"new", 0, t),
-        "set_counter": lambda: mc.set_counter(k, 7, t),
-    }
+    sets = single_sets(mc, k, t)
     for name, call in sets.items():
         assert mc.set(k, "old")
         e = not_finite(call, t)
@@ -249,14 +254,7 @@ def test_a_time_that_is_no_finite_number_is_refused_as_2_31_is(server, prefix, p
             assert e.key == k and sorted(e.results) == [k, k2]
     assert mc.set(k, "old")
     token = mc.gets(k)[1]
-    for name, call in {
-        "add": lambda: mc.add(k, "new", t),
-        "replace": lambda: mc.replace(k, "new", t),
-        "cas": lambda: mc.cas(k, "new", token, t),
-        "add_multi": lambda: mc.add_multi({k: "new"}, t),
-        "replace_multi": lambda: mc.replace_multi({k: "new"}, t),
-        "cas_multi": lambda: mc.cas_multi({k: ("new", token)}, t),
-    }.items():
+    for name, call in keeping_stores(mc, k, token, t).items():
         e = not_finite(call, t)
         assert str(e) == '%s "%s": invalid ttl: %r is not a finite number of seconds' % (
             name, k, t), e
