@@ -380,7 +380,10 @@ impl Client {
                     self.wire_key(key)?;
                     let d = deleted.next().unwrap_or(Ok(false));
                     // (the other keys: every valid one but this, deleted or not)
-                    let others = (done - usize::from(d.is_ok()), valid.len() - 1);
+                    let others = (
+                        done.saturating_sub(usize::from(d.is_ok())),
+                        valid.len().saturating_sub(1),
+                    );
                     let e = super::commands::set_refused_and_deleted(&e, d, Some(others));
                     Err(e)
                 })
