@@ -1797,13 +1797,26 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
             ttl,
             noreply,
         } => {
+            // A refused --ttl that fits the core's u32 goes to the core's batch as any other:
+            // it refuses it and deletes every key in one batch, each key's message saying
+            // the batch's other keys went too (tester finding retest39 1).
+            let ttl = match ttl {
+                SetTtl::Refused(given) => given.parse::<u32>().map_or(ttl, SetTtl::Seconds),
+                ttl => ttl,
+            };
             let results: Vec<_> = match ttl {
                 SetTtl::Seconds(ttl) if noreply => {
                     // One answer for the batch: the first failure (on text memcached reports
                     // no refusal of a noreply store).
-                    client
-                        .set_multi_noreply(&items, ttl)
-                        .map_err(|e| format!("{command}: {e}"))?;
+                    client.set_multi_noreply(&items, ttl).map_err(|e| {
+                        match (&e, items.first()) {
+                            // (a refused ttl: the first key's refusal, naming it)
+                            (mcpool::Error::InvalidArgument { what: "ttl", .. }, Some((k, _))) => {
+                                format!("{command} {}: {e}", shown_key(k))
+                            }
+                            _ => format!("{command}: {e}"),
+                        }
+                    })?;
                     return Ok(ExitCode::SUCCESS);
                 }
                 // Bytes, flags 0: what set stores without --kind, in every value format.
@@ -1825,8 +1838,14 @@ fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
                     .collect(),
             };
             if noreply {
-                let first = results.into_iter().find_map(Result::err);
-                return first.map_or(Ok(ExitCode::SUCCESS), |e| Err(format!("{command}: {e}")));
+                // (a --ttl beyond u32: each key's own refusal; the first one's, naming its key)
+                let first = items
+                    .iter()
+                    .zip(results)
+                    .find_map(|((k, _), r)| Some((k, r.err()?)));
+                return first.map_or(Ok(ExitCode::SUCCESS), |(k, e)| {
+                    Err(format!("{command} {}: {e}", shown_key(k)))
+                });
             }
             let keys: Vec<&[u8]> = items.iter().map(|(k, _)| *k).collect();
             Ok(batch_report(
