@@ -351,8 +351,10 @@ public class SockIOPool {
         }
         c.set("sanitize_keys", Boolean.toString(sanitize));
         for (Map.Entry<String, String> e : options.entrySet()) {
+            // (a name and a value as the core reads them: blanks around, any case, - for _;
+            // a blank string is none: tester finding retest39 6)
             String v = e.getValue().trim();
-            if (e.getKey().replace('-', '_').equalsIgnoreCase("libmemcached_config") && !v.isEmpty()) {
+            if (e.getKey().trim().replace('-', '_').equalsIgnoreCase("libmemcached_config") && !v.isEmpty()) {
                 // the core would name a preset "whalin" the caller never wrote (retest38 note)
                 throw refused("setOption(\"" + e.getKey() + "\", ...)", "a SockIOPool is Whalin's pool: its "
                     + "placement and settings are its setters' (the whalin preset), which a libmemcached_config "

@@ -60,6 +60,9 @@ public class SockIOPoolTest extends ServerTestBase {
         refused(p -> p.setOption("libmemcached_config", "--DISTRIBUTION=consistent"),
             "setOption(\"libmemcached_config\"", "Mcpool.builder()");
         refused(p -> p.setOption("LIBMEMCACHED-CONFIG", " --HASH=md5 "), "setOption(\"LIBMEMCACHED-CONFIG\"");
+        refused(p -> p.setOption(" libmemcached_config ", "--HASH=md5"), "setOption(\" libmemcached_config \"");
+        // (an em space is no blank to the core beside a preset: refused there as here)
+        refused(p -> p.setOption("libmemcached_config", "\u2003"), "setOption(\"libmemcached_config\"");
         for (String none : new String[] {"", " "}) {
             SockIOPool p = pool(server.addr(), q -> q.setOption("libmemcached_config", none));
             p.initialize();
