@@ -261,6 +261,15 @@ pub fn shown_key(key: &[u8]) -> String {
     }
 }
 
+/// An argument as a message shows it unquoted (an option, a word): UTF-8 as it is, any other
+/// byte as `\xNN`, never U+FFFD (tester finding retest39 3).
+fn shown_word(a: &[u8]) -> String {
+    match std::str::from_utf8(a) {
+        Ok(s) => s.to_owned(),
+        Err(_) => a.escape_ascii().to_string(),
+    }
+}
+
 fn fail(e: impl std::fmt::Display) -> ExitCode {
     let e = e.to_string();
     // The core names its function; the command line's word for it is the flag (tester
@@ -684,7 +693,7 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
             };
             if let Some(on) = switch {
                 if std::mem::replace(on, true) {
-                    return Err(format!("{} given twice", String::from_utf8_lossy(a)));
+                    return Err(format!("{} given twice", shown_word(a)));
                 }
                 continue;
             }
@@ -712,9 +721,10 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
                 if let Some(f) = flag.filter(|f| crate::is_global_option(f)) {
                     let as_value = match slot {
                         Some(Slot::Value) => format!(
-                            "; to store {:?} as the value, put it after --: mcpool {command} \
-                             KEY -- {0}",
-                            String::from_utf8_lossy(a)
+                            "; to store {} as the value, put it after --: mcpool {command} \
+                             KEY -- {}",
+                            shown_key(a),
+                            shown_word(a)
                         ),
                         _ => String::new(),
                     };
@@ -732,7 +742,7 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
                         return Err(format!(
                             "{} looks like the option {meant}{}; to store it as the value, put \
                              it after --: mcpool {command} KEY -- {0}",
-                            String::from_utf8_lossy(a),
+                            shown_word(a),
                             if spec.options.contains(&meant) {
                                 String::new()
                             } else {
@@ -759,7 +769,7 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
                     };
                     return Err(format!(
                         "{command} takes no option {}{theirs}{hint}",
-                        String::from_utf8_lossy(a)
+                        shown_word(a)
                     ));
                 }
             }

@@ -368,6 +368,17 @@ fn messages_name_what_is_at_fault() {
             "{args:?}: {e}"
         );
     }
+    // ... an unknown option after the command too (tester finding retest39 3)
+    let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(["--servers", &s, "set", "k", "v"])
+        .arg(std::ffi::OsStr::from_bytes(b"--ttl\xff"))
+        .output()
+        .unwrap();
+    assert!(
+        code(&o) == 2 && stderr(&o).contains("set takes no option --ttl\\xff "),
+        "{}",
+        stderr(&o)
+    );
     // A value that is not UTF-8, shown escaped as keys are (not as U+FFFD).
     let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
         .args(["--servers", &s, "set", "k"])

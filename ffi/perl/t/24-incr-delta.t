@@ -98,6 +98,13 @@ is_deeply(\@r, [undef], 'decr_multi with only a refused item: undef');
     like(Mcpool::last_error(), qr/not 'x'/, '... last_error shows it');
     is($obj->{n}, 1, '... fetched once, message included');
 
+    # a refused dualvar is named by the number it is read by (tester finding retest39 5)
+    $m->set("${p}d", 10);
+    ok(!defined $m->incr("${p}d", dualvar(2.5, '7')), 'incr by dualvar(2.5, "7"): refused');
+    like(Mcpool::last_error(), qr/not '2\.5'/, '... named as 2.5, not as "7"');
+    # leading zeros are no digits: 2**64-1 padded past 20 characters is still 2**64-1
+    is($m->incr("${p}d", '00018446744073709551615'), 9, 'incr 10 by "000" . (2**64-1): wraps to 9');
+    ok(!defined $m->incr("${p}d", '00018446744073709551616'), '... 2**64 padded: refused');
     # the digits of 2**64-1, a plain string: exact, also once used as a number
     my $big = '18446744073709551615';
     $m->set("${p}d", 10);
