@@ -269,18 +269,35 @@ fn a_set_refused_for_its_ttl_deletes_the_key_on_every_set_path() {
             let e = r.unwrap_err().to_string();
             assert!(
                 e.contains("the key was deleted")
-                    && e.contains("and so were the batch's 2 other keys"),
+                    && e.contains(
+                        "and so were the 2 other keys of this batch refused for their ttl"
+                    ),
                 "{p}: {e}"
             );
         }
         for k in ["a", "b", "c"] {
             assert_eq!(c.get(k).unwrap(), None, "{p} {k}");
         }
+        // ... the multi-item stores too (C's set_multi), the time checked last
+        let many = [
+            SetItem::new(b"a", b"1", u32::MAX),
+            SetItem::new(b"b", b"2", u32::MAX),
+        ];
+        for r in c.store_multi_items(StoreCommand::Set, &many) {
+            let e = r.unwrap_err().to_string();
+            assert!(
+                e.contains("and so was the other key of this batch refused for its ttl"),
+                "{p}: {e}"
+            );
+        }
         let e = c
             .set_multi_noreply(&items[..2], u32::MAX)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("and so was the batch's other key"), "{p}: {e}");
+        assert!(
+            e.contains("and so was the other key of this batch refused for its ttl"),
+            "{p}: {e}"
+        );
         // Through the binding's entry: a signed time, named as given.
         assert_eq!(c.set("k", b"old", 0).unwrap(), StoreOutcome::Stored);
         let e = c

@@ -3537,7 +3537,7 @@ fn set_with_a_refused_ttl_deletes_the_key() {
         if keys.len() > 1 && ttl.parse::<u32>().is_ok() {
             assert!(
                 err.contains("set-multi \"a\": ")
-                    && err.contains("and so was the batch's other key"),
+                    && err.contains("and so was the other key of this batch refused for its ttl"),
                 "{args:?}: {err}"
             );
         }

@@ -56,11 +56,10 @@ impl Client {
             StoreCommand::Cas(_) => StoreCommand::Cas(it.cas),
             c => c,
         };
-        let prepared: Vec<Result<(WireItem, u32, StoreCommand)>> = items
+        let mut prepared: Vec<Result<(WireItem, u32, StoreCommand)>> = items
             .iter()
             .map(|it| {
                 let wire = self.wire_key(it.key)?;
-                crate::ttl::check("ttl", it.ttl).map_err(|e| self.ttl_refused(cmd, it.key, e))?;
                 let (data, flags) = match it.kind {
                     None => self.encode_value_as(cmd, it.key, it.value, it.flags, it.compress)?,
                     Some(kind) => self.encode_kind(cmd, it.key, kind, it.value, it.compress)?,
@@ -68,9 +67,14 @@ impl Client {
                 // after the value's own refusals, as the single store checks it (an item
                 // with two faults gets the same one: tester finding retest19 5)
                 crate::dialect::check_cas(cmd_of(it))?;
+                // the time last, as the single store checks it (tester finding retest38 3)
+                crate::ttl::check("ttl", it.ttl)?;
                 Ok(((wire, data, flags), it.ttl, cmd_of(it)))
             })
             .collect();
+        if cmd == StoreCommand::Set {
+            self.delete_refused_sets(items.iter().map(|it| it.key), &mut prepared);
+        }
         let like = store_request(cmd, b"", b"", 0, 0, false);
         self.batch(
             &BatchKind {
@@ -365,34 +369,50 @@ impl Client {
     ) -> Vec<Result<WireItem<'a>>> {
         if let Err(e) = crate::ttl::check("ttl", ttl) {
             // Each valid key deleted, as a set so refused deletes it: one batch for all.
-            let keys: Vec<&[u8]> = items.iter().map(|(k, _)| k.as_ref()).collect();
-            let valid: Vec<&[u8]> = keys
+            let mut refused: Vec<Result<WireItem<'a>>> = items
                 .iter()
-                .copied()
-                .filter(|k| self.wire_key(k).is_ok())
-                .collect();
-            let results = self.delete_multi(&valid);
-            let done = results.iter().filter(|r| r.is_ok()).count();
-            let mut deleted = results.into_iter();
-            return keys
-                .into_iter()
-                .map(|key| {
-                    self.wire_key(key)?;
-                    let d = deleted.next().unwrap_or(Ok(false));
-                    // (the other keys: every valid one but this, deleted or not)
-                    let others = (
-                        done.saturating_sub(usize::from(d.is_ok())),
-                        valid.len().saturating_sub(1),
-                    );
-                    let e = super::commands::set_refused_and_deleted(&e, d, Some(others));
-                    Err(e)
+                .map(|(k, _)| {
+                    self.wire_key(k.as_ref())?;
+                    Err(e.clone())
                 })
                 .collect();
+            self.delete_refused_sets(items.iter().map(|(k, _)| k.as_ref()), &mut refused);
+            return refused;
         }
         items
             .iter()
             .map(|(k, v)| self.prepare_item(k.as_ref(), v.as_ref(), 0))
             .collect()
+    }
+
+    /// The sets among `prepared` (one per key of `keys`) refused for their ttl, each key
+    /// deleted as a set so refused deletes it, all in one batch, and each error saying so
+    /// and whether the batch's other keys so refused went too (tester note retest38: a
+    /// batch's first message, which C and the CLI report, named one key deleted).
+    fn delete_refused_sets<'k, T>(
+        &self,
+        keys: impl Iterator<Item = &'k [u8]>,
+        prepared: &mut [Result<T>],
+    ) {
+        let refused: Vec<(usize, &[u8])> = keys
+            .zip(prepared.iter())
+            .enumerate()
+            .filter(|(_, (_, p))| matches!(p, Err(Error::InvalidArgument { what: "ttl", .. })))
+            .map(|(i, (k, _))| (i, k))
+            .collect();
+        if refused.is_empty() {
+            return;
+        }
+        let ks: Vec<&[u8]> = refused.iter().map(|&(_, k)| k).collect();
+        let results = self.delete_multi(&ks);
+        let done = results.iter().filter(|r| r.is_ok()).count();
+        let n = refused.len();
+        for (&(i, _), d) in refused.iter().zip(results) {
+            let others = (n > 1).then(|| (done.saturating_sub(usize::from(d.is_ok())), n - 1));
+            if let Err(e) = &prepared[i] {
+                prepared[i] = Err(super::commands::set_refused_and_deleted(e, d, others));
+            }
+        }
     }
 
     /// The items sent (`sent_to`: the server each went to) and `done` whose server the

@@ -996,9 +996,13 @@ pub(super) fn set_refused_and_deleted(
     };
     let rest = match others {
         None | Some((_, 0)) => String::new(),
-        Some((1, 1)) => ", and so was the batch's other key".to_owned(),
-        Some((done, n)) if done == n => format!(", and so were the batch's {n} other keys"),
-        Some((done, n)) => format!(", and {done} of the batch's {n} other keys (see theirs)"),
+        Some((1, 1)) => ", and so was the other key of this batch refused for its ttl".to_owned(),
+        Some((done, n)) if done == n => {
+            format!(", and so were the {n} other keys of this batch refused for their ttl")
+        }
+        Some((done, n)) => format!(
+            ", and {done} of the {n} other keys of this batch refused for their ttl (see theirs)"
+        ),
     };
     let done = match deleted {
         Ok(_) => {
