@@ -1025,16 +1025,7 @@ static PyObject *unpickle_failed(uint32_t flags, PyObject *key) {
                                                             "serialized value?"
                                                           : ""));
     Py_XDECREF(why);
-    if (cause != NULL) {
-        PyObject *t, *exc, *tb2;
-        PyErr_Fetch(&t, &exc, &tb2);
-        PyErr_NormalizeException(&t, &exc, &tb2);
-        if (exc != NULL)
-            PyException_SetCause(exc, cause); /* steals cause */
-        else
-            Py_DECREF(cause);
-        PyErr_Restore(t, exc, tb2);
-    }
+    set_cause(cause); /* steals cause */
     return NULL;
 }
 
@@ -1399,13 +1390,7 @@ static PyObject *hooked_result(PyObject *r) {
     hook_exc = NULL;
     Py_XDECREF(r);
     if (PyErr_Occurred()) {
-        PyObject *t, *cv, *tb;
-        PyErr_Fetch(&t, &cv, &tb);
-        PyErr_NormalizeException(&t, &cv, &tb);
-        if (cv != NULL && tb != NULL)
-            PyException_SetTraceback(cv, tb);
-        Py_XDECREF(t);
-        Py_XDECREF(tb);
+        PyObject *cv = taken_exception();
         if (cv != NULL)
             PyException_SetContext(v, cv); /* steals cv */
     }
