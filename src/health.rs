@@ -56,11 +56,12 @@ pub struct Health {
     /// until a try of its own finds it answering ([`Health::end_probe`]), not merely until
     /// its retry is due (tester finding retest32 1).
     unproven: AtomicBool,
-    /// A try of an unproven server is under way (one caller at a time): the process's fork
-    /// generation it began in, plus one (0: none). A child forked during a try (whose thread
-    /// did not survive the fork) takes it over at its next retry instead of waiting for it
-    /// for ever.
-    probing: AtomicU64,
+    /// A try of the server is under way (one caller at a time): an unproven server's try of
+    /// its own ([`Health::begin_probe`]), or the call that took a dead server's due retry
+    /// ([`Health::claim`]). The process's fork generation it began in, plus one (0: none).
+    /// A child forked during a try (whose thread did not survive the fork) takes it over at
+    /// its next retry instead of waiting for it for ever.
+    trying: AtomicU64,
     /// The error of the failure that last marked the server dead, for the "marked dead"
     /// error of the calls it then refuses (a lock taken only when marking and refusing).
     cause: std::sync::Mutex<String>,
@@ -75,6 +76,30 @@ pub(crate) struct Marked {
     pub retry_in: Duration,
     /// True the first time since the server was last healthy (not after a failed retry).
     pub first: bool,
+}
+
+/// What [`Health::claim`] found.
+#[derive(Debug)]
+pub(crate) enum Try<'h> {
+    /// Alive: send.
+    Alive,
+    /// Dead and due for a retry, and this caller is the one to try it: send, record the
+    /// exchange, then drop the claim.
+    Retry(Claim<'h>),
+    /// Marked dead and resting, or another caller's try under way: send nothing.
+    Resting,
+}
+
+/// The one try under way of a dead server whose retry is due ([`Health::claim`]); dropped,
+/// the next caller may try it (once the exchange's outcome is recorded, the server is alive
+/// again or resting).
+#[derive(Debug)]
+pub(crate) struct Claim<'h>(&'h Health);
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        self.0.trying.store(0, Ordering::Release);
+    }
 }
 
 /// A snapshot of one server's health, for callers and the CLI. A server is an address: for
@@ -135,7 +160,7 @@ impl Health {
             retry_max,
             ejected_rest: None,
             unproven: AtomicBool::new(false),
-            probing: AtomicU64::new(0),
+            trying: AtomicU64::new(0),
             cause: std::sync::Mutex::new(String::new()),
         }
     }
@@ -204,16 +229,50 @@ impl Health {
     /// True when this caller is to try the unproven server now: its retry is due and no
     /// other caller is trying it. [`Health::end_probe`] ends the try.
     pub(crate) fn begin_probe(&self) -> bool {
-        if !self.is_unproven() || !self.may_try() {
-            return false;
-        }
+        self.is_unproven() && self.may_try() && self.take_try()
+    }
+
+    /// Takes the one try under way for this caller: false when another caller of this
+    /// process (this fork generation) holds it.
+    fn take_try(&self) -> bool {
         let mine = crate::fork::generation().wrapping_add(1);
-        let now = self.probing.load(Ordering::Acquire);
+        let now = self.trying.load(Ordering::Acquire);
         now != mine
             && self
-                .probing
+                .trying
                 .compare_exchange(now, mine, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
+    }
+
+    /// Whether another caller of this process is trying the server now (see `trying`).
+    fn tried_by_another(&self) -> bool {
+        let now = self.trying.load(Ordering::Acquire);
+        now != 0 && now == crate::fork::generation().wrapping_add(1)
+    }
+
+    /// May this caller send to the server now, and is it the one try of a dead server whose
+    /// retry is due? One caller at a time tries it (tester finding proxy2 2: when the retry
+    /// came due every call placed on the server tried it, and against a stalled server or
+    /// proxy each waited its `io_timeout`): while that try is under way the server rests
+    /// for every other caller ([`Health::may_try`] is false), and the try ends when the
+    /// returned [`Try::Retry`] is dropped, after its exchange has been recorded (a success
+    /// brings the server back, a failure rests it again). Alive: one load, no clock.
+    pub(crate) fn claim(&self) -> Try<'_> {
+        let until = self.dead_until.load(Ordering::Relaxed);
+        if until == 0 {
+            return Try::Alive;
+        }
+        if now_ms() < until || !self.take_try() {
+            return Try::Resting;
+        }
+        let claim = Claim(self);
+        // Another caller's try may have ended between the two readings: rested again
+        // (its failure) or back (its success).
+        match self.dead_until.load(Ordering::Relaxed) {
+            0 => Try::Alive,
+            until if now_ms() < until => Try::Resting,
+            _ => Try::Retry(claim),
+        }
     }
 
     /// The end of a try [`Health::begin_probe`] began: answered, the server is alive (in
@@ -229,7 +288,7 @@ impl Health {
             let marks = self.marks.fetch_add(1, Ordering::Relaxed).saturating_add(1);
             self.rest(self.back_off(marks));
         }
-        self.probing.store(0, Ordering::Release);
+        self.trying.store(0, Ordering::Release);
     }
 
     /// Rests the server for `wait` from now (not to be tried before): the end of the rest,
@@ -263,10 +322,11 @@ impl Health {
             .min(self.retry_max)
     }
 
-    /// May a request go to this server now? True when alive, or dead but due for a retry.
+    /// May a request go to this server now? True when alive, or dead but due for a retry
+    /// that no other caller is trying ([`Health::claim`]).
     pub fn may_try(&self) -> bool {
         let until = self.dead_until.load(Ordering::Relaxed);
-        until == 0 || now_ms() >= until
+        until == 0 || (now_ms() >= until && !self.tried_by_another())
     }
 
     /// [`Health::record_failure_then`] with nothing to do before a marking (the tests').
@@ -400,7 +460,9 @@ impl Health {
             // A server that joined dead stays out of the ring until a try finds it
             // answering, its retry due or not (tester finding retest34 2: "alive" while no
             // call went to it).
-            alive: (until == 0 || now >= until) && !self.is_unproven(),
+            // Nor does one go to a dead server while another caller tries its due retry.
+            alive: (until == 0 || (now >= until && !self.tried_by_another()))
+                && !self.is_unproven(),
             failures: self.failures.load(Ordering::Relaxed),
             retry_in: (until > now).then(|| Duration::from_millis(until - now)),
         }
@@ -450,6 +512,62 @@ mod tests {
         assert!(!h.is_ejected(1) && h.may_try() && h.is_healthy(), "back");
         assert!(!h.is_unproven() && !h.begin_probe());
         assert!(h.snapshot("x").alive, "back: alive");
+    }
+
+    /// A dead server whose retry is due is tried by one caller at a time: the others find
+    /// it resting until that try's outcome is recorded and its claim dropped (tester
+    /// finding proxy2 2: every caller tried it, each waiting its timeout against a stalled
+    /// server).
+    #[test]
+    fn a_due_retry_is_one_callers_try() {
+        let h = Health::new(1, Duration::from_millis(50), Duration::from_secs(1));
+        assert!(matches!(h.claim(), Try::Alive));
+        h.record_failure(h.epoch());
+        assert!(matches!(h.claim(), Try::Resting), "resting");
+        h.come_due();
+        assert!(h.may_try() && h.snapshot("x").alive, "due");
+        let Try::Retry(claim) = h.claim() else {
+            panic!("the first caller tries it")
+        };
+        assert!(matches!(h.claim(), Try::Resting), "one try at a time");
+        assert!(!h.may_try() && h.is_ejected(1), "others see it resting");
+        assert!(!h.snapshot("x").alive);
+        // The try fails: rests again, then the claim goes.
+        assert!(
+            h.record_failure(h.epoch()).is_some(),
+            "a failed retry marks it again"
+        );
+        drop(claim);
+        assert!(matches!(h.claim(), Try::Resting), "rests again");
+        h.come_due();
+        let Try::Retry(claim) = h.claim() else {
+            panic!("the next due retry")
+        };
+        // A claim given up without an outcome (nothing sent): the next caller tries.
+        drop(claim);
+        let Try::Retry(claim) = h.claim() else {
+            panic!("given up: the next caller tries it")
+        };
+        assert!(h.record_success(h.epoch()), "it answers: back");
+        assert!(
+            matches!(h.claim(), Try::Alive),
+            "alive while the claim is still held"
+        );
+        drop(claim);
+        assert!(h.may_try() && h.is_healthy() && h.snapshot("x").alive);
+    }
+
+    /// A due retry under way in a process that forked is not the child's to wait for: its
+    /// thread did not survive the fork (the claim is of another fork generation).
+    #[test]
+    fn a_retry_taken_before_a_fork_is_not_the_childs() {
+        let h = Health::new(1, Duration::from_millis(50), Duration::from_secs(1));
+        h.record_failure(h.epoch());
+        h.come_due();
+        // As a child sees a claim its parent took: of the generation before its own.
+        h.trying.store(crate::fork::generation(), Ordering::Release);
+        assert!(h.may_try(), "another generation's try is no try here");
+        assert!(matches!(h.claim(), Try::Retry(_)));
     }
 
     /// From the marking that ejects a server, its rest is `ejected_rest`, not the back-off

@@ -10,7 +10,7 @@ use crate::dialect::{Dialect, Found, Outcome, Pipeline, Request};
 use crate::error::{Error, Result};
 use crate::fork;
 use crate::gate::{Admission, Answer, Batch, Gate, GateRef, Job, Offer, Permit};
-use crate::health::Health;
+use crate::health::{Claim, Health, Try};
 use crate::metrics::{Counters, Event, EventHandler};
 use crate::pool::{Manager, Slot};
 use crate::proto::ascii::StoreCommand;
@@ -38,6 +38,10 @@ pub(crate) struct Pooled<'g> {
     /// The server's health epoch when it was checked out: a success of an exchange that
     /// began before the server was marked dead is not its return (`Health::record_success`).
     epoch: u64,
+    /// This caller's try of a dead server whose retry is due (`Health::claim`), given up
+    /// when the connection goes back, after the exchange's outcome is recorded (declared
+    /// last: dropped after the slot and the permit).
+    _retry: Option<Claim<'g>>,
 }
 
 impl Pooled<'_> {
@@ -836,12 +840,18 @@ impl Server {
         // (its keys move on under rehash/eject). Sent, its success would bring the server
         // back unseen by `on_server_return`'s clean-up, and its read could return a value
         // that a write routed elsewhere meanwhile replaced (tester finding timeouts 1).
-        if !self.health.may_try() {
-            return Err(Error::ServerDead {
-                server: self.label.to_string(),
-                cause: self.health.cause(),
-            });
-        }
+        // A dead server whose retry is due is tried by one call at a time (`Health::claim`):
+        // the others find it resting, as above.
+        let retry = match self.health.claim() {
+            Try::Alive => None,
+            Try::Retry(claim) => Some(claim),
+            Try::Resting => {
+                return Err(Error::ServerDead {
+                    server: self.label.to_string(),
+                    cause: self.health.cause(),
+                })
+            }
+        };
         crate::pool::checkout_begins(deadline);
         let slot = match pool.try_get() {
             Some(s) => s,
@@ -877,6 +887,7 @@ impl Server {
             io_start: (0, 0),
             checked_out_ms,
             epoch: self.health.epoch(),
+            _retry: retry,
         };
         // A connection the background thread opened for this slot; a connect it started
         // is completed below, by this caller.

@@ -277,3 +277,66 @@ fn callers_racing_with_the_marking_do_not_double_the_back_off() {
         "one marking, the first back-off: {s:?}"
     );
 }
+
+/// Tester finding proxy2 2: when a dead server's retry came due, every call placed on it
+/// tried it, and against a stalled server each waited its `io_timeout`. One call tries it
+/// now; the calls that come while that try is under way find the server resting (marked
+/// dead, at once), and once the server answers again it is used again.
+#[test]
+fn a_due_retry_of_a_stalled_server_is_one_calls_try() {
+    let _serial = one_at_a_time();
+    let mc = Memcached::start(&[]);
+    let c = Client::builder()
+        .server(&mc.addr())
+        .key_prefix(unique("single"))
+        .max_size(8)
+        .min_idle(0)
+        .io_timeout(Duration::from_millis(400))
+        .failure_limit(1)
+        .retry_timeout(Duration::from_millis(300))
+        .retry_timeout_max(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    c.set("k", b"v", 0).unwrap();
+    mc.freeze();
+    assert!(
+        matches!(c.get("k"), Err(Error::IoTimeout { .. })),
+        "the stall"
+    );
+    assert!(!c.server_states()[0].alive, "one failure marks it dead");
+    wait_until("the retry due", Duration::from_secs(10), || {
+        c.server_states()[0].alive
+    });
+    let timeouts_before = c.metrics()[0].timeouts;
+    let start = Arc::new(std::sync::Barrier::new(8));
+    let callers: Vec<_> = (0..8)
+        .map(|_| {
+            let (c, start) = (c.clone(), start.clone());
+            std::thread::spawn(move || {
+                start.wait();
+                c.get("k")
+            })
+        })
+        .collect();
+    let results: Vec<_> = callers.into_iter().map(|t| t.join().unwrap()).collect();
+    let timed_out = results
+        .iter()
+        .filter(|r| matches!(r, Err(Error::IoTimeout { .. })))
+        .count();
+    let resting = results
+        .iter()
+        .filter(|r| matches!(r, Err(Error::ServerDead { .. })))
+        .count();
+    assert_eq!(
+        (timed_out, resting),
+        (1, 7),
+        "one call tries the stalled server, the others find it resting: {results:?}"
+    );
+    assert_eq!(c.metrics()[0].timeouts - timeouts_before, 1, "one try");
+    mc.thaw();
+    // Rested again (twice the back-off) after the failed try: used again once it answers.
+    wait_until("used again", Duration::from_secs(10), || {
+        c.get("k").is_ok_and(|v| v.as_deref() == Some(&b"v"[..]))
+    });
+    assert!(c.server_states()[0].alive);
+}
