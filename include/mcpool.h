@@ -941,7 +941,8 @@ bool mcpool_tls_supported(void);
  *
  * A batch call is one that writes a status per item: `mcpool_client_set_multi`,
  * `_set_multi_ttl`, `_store_multi`, `_store_multi_kind`, `_delete_multi`, `_touch_multi`,
- * `_arith_multi`, `_get_multi_into` and `_gat_multi_into`. Each replaces the list, whether
+ * `_arith_multi`, `_get_multi_into`, `_gat_multi_into` and
+ * `mcpool_client_store_expiry_checked_multi`. Each replaces the list, whether
  * or not an item failed, and a call refused as a whole (a NULL array, too many items: no
  * status written, nothing sent) empties it; other calls leave it.
  * `mcpool_last_error_message` holds only the first failure's message; this one answers for
@@ -3091,6 +3092,35 @@ mcpool_status mcpool_client_store_expiry_checked(const mcpool_client *client,
                                                  size_t key_len,
                                                  int64_t seconds,
                                                  uint32_t *out);
+
+/**
+ * `mcpool_client_store_expiry_checked` for a batch of `n` stores by `op` whose keys
+ * (`keys[i]`, `key_lens[i]` bytes) share one signed time `seconds` (a binding's
+ * `set_multi` given its caller's time), checked before the batch's own call: `MCPOOL_OK`
+ * and `*out` written, every `out_statuses[i]` `MCPOOL_OK`, when the time can be taken (no
+ * I/O); `MCPOOL_INVALID_ARGUMENT` when it is refused, each `out_statuses[i]` and
+ * `mcpool_last_item_error_message(i)` that key's refusal naming `call` (NULL: the store's
+ * batch name, `set_multi`, ...), the key and the number as given (a key that cannot be sent,
+ * its own error), the last error the first key's; for `MCPOOL_STORE_SET` every valid key
+ * deleted in one batch, as `mcpool_client_set_multi` refused for its ttl deletes them, each
+ * message saying so and whether the batch's other keys so refused went too. A NULL array
+ * (with `n` > 0), a NULL key, or more than `MCPOOL_MAX_MULTI_KEYS` keys fail the whole call
+ * before any I/O, nothing written.
+ *
+ * # Safety
+ * `client` is NULL or live; `call` is NULL or a NUL-terminated string; `keys` and
+ * `key_lens` are NULL or arrays of `n` elements, each key valid for its length; `out` is
+ * NULL (refused) or valid for one write; `out_statuses` NULL or room for `n` statuses.
+ */
+mcpool_status mcpool_client_store_expiry_checked_multi(const mcpool_client *client,
+                                                       const char *call,
+                                                       mcpool_store_op op,
+                                                       const uint8_t *const *keys,
+                                                       const size_t *key_lens,
+                                                       size_t n,
+                                                       int64_t seconds,
+                                                       uint32_t *out,
+                                                       mcpool_status *out_statuses);
 
 /**
  * Stores a value of `kind` under `key` with the client's value format: the core encodes

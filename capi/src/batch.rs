@@ -27,7 +27,7 @@ use std::ffi::c_void;
 /// items: before any I/O, no status written) leaves an empty list, as the header promises
 /// ("each replaces the list"), never the messages of an earlier call (tester finding cteam2
 /// 1: a refused `set_multi` left the previous call's `invalid key "bad key"` on item 1).
-fn batch_landingpad(body: impl FnOnce() -> Outcome) -> mcpool_status {
+pub(crate) fn batch_landingpad(body: impl FnOnce() -> Outcome) -> mcpool_status {
     last_error::clear_items();
     landingpad(body)
 }
@@ -52,7 +52,7 @@ unsafe fn array<'a, T>(p: *const T, n: usize, what: &str) -> Result<&'a [T], Fai
 /// when `n` is 0, as for the input arrays ([`array`]), so that an empty batch needs no
 /// arrays at all on every batch call (tester finding batches 6: `mcpool_client_get_multi`
 /// took NULLs with 0 keys, the others refused a NULL statuses array).
-fn out_n<T>(p: *mut T, n: usize, what: &str) -> Result<(), Failure> {
+pub(crate) fn out_n<T>(p: *mut T, n: usize, what: &str) -> Result<(), Failure> {
     if n == 0 {
         return Ok(());
     }
@@ -147,7 +147,10 @@ pub(crate) fn too_long(op: &str, i: usize, len: usize) -> Failure {
 ///
 /// # Safety
 /// `out` is valid for writes of `statuses.len()` elements.
-unsafe fn write_statuses(out: *mut mcpool_status, statuses: Vec<Result<mcpool_status, Failure>>) {
+pub(crate) unsafe fn write_statuses(
+    out: *mut mcpool_status,
+    statuses: Vec<Result<mcpool_status, Failure>>,
+) {
     let mut failed = Vec::new();
     for (i, s) in statuses.into_iter().enumerate() {
         let status = match s {

@@ -117,6 +117,88 @@ pub unsafe extern "C" fn mcpool_client_store_expiry_checked(
     })
 }
 
+/// `mcpool_client_store_expiry_checked` for a batch of `n` stores by `op` whose keys
+/// (`keys[i]`, `key_lens[i]` bytes) share one signed time `seconds` (a binding's
+/// `set_multi` given its caller's time), checked before the batch's own call: `MCPOOL_OK`
+/// and `*out` written, every `out_statuses[i]` `MCPOOL_OK`, when the time can be taken (no
+/// I/O); `MCPOOL_INVALID_ARGUMENT` when it is refused, each `out_statuses[i]` and
+/// `mcpool_last_item_error_message(i)` that key's refusal naming `call` (NULL: the store's
+/// batch name, `set_multi`, ...), the key and the number as given (a key that cannot be sent,
+/// its own error), the last error the first key's; for `MCPOOL_STORE_SET` every valid key
+/// deleted in one batch, as `mcpool_client_set_multi` refused for its ttl deletes them, each
+/// message saying so and whether the batch's other keys so refused went too. A NULL array
+/// (with `n` > 0), a NULL key, or more than `MCPOOL_MAX_MULTI_KEYS` keys fail the whole call
+/// before any I/O, nothing written.
+///
+/// # Safety
+/// `client` is NULL or live; `call` is NULL or a NUL-terminated string; `keys` and
+/// `key_lens` are NULL or arrays of `n` elements, each key valid for its length; `out` is
+/// NULL (refused) or valid for one write; `out_statuses` NULL or room for `n` statuses.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_store_expiry_checked_multi(
+    client: *const super::mcpool_client,
+    call: *const c_char,
+    op: super::mcpool_store_op,
+    keys: *const *const u8,
+    key_lens: *const usize,
+    n: usize,
+    seconds: i64,
+    out: *mut u32,
+    out_statuses: *mut mcpool_status,
+) -> mcpool_status {
+    use super::batch::{batch_landingpad, checked_keys, out_n, too_long, write_statuses};
+    batch_landingpad(|| {
+        ptr::out(out, "out")?;
+        let (cmd, name) =
+            super::kinds::store_op_arg("mcpool_client_store_expiry_checked_multi", op, 0, true)?;
+        let call = if call.is_null() {
+            name.into()
+        } else {
+            // SAFETY: `call` is not NULL and the caller promises a NUL-terminated string.
+            unsafe { CStr::from_ptr(call) }.to_string_lossy()
+        };
+        // SAFETY: the caller promises a non-NULL `client` is live.
+        let c = unsafe { ptr::handle(client, "client") }?;
+        out_n(out_statuses, n, "statuses")?;
+        // SAFETY: forwarded from the caller's promise.
+        let (keys, long) = unsafe { checked_keys(keys, key_lens, n, &call, c.max_key) }?;
+        // A key too long to read is its own error, never the core's (which would read the
+        // empty placeholder as a key).
+        let is_long = |i: usize| long.iter().find(|&&(j, _)| j == i).map(|&(_, len)| len);
+        let (positions, sent): (Vec<usize>, Vec<&[u8]>) = (0..n)
+            .filter(|&i| is_long(i).is_none())
+            .map(|i| (i, keys[i]))
+            .unzip();
+        let (status, statuses): (_, Vec<Result<mcpool_status, Failure>>) =
+            match c.client.store_ttl_checked_multi(cmd, &sent, seconds) {
+                Ok(t) => {
+                    // SAFETY: `out` is not NULL (checked) and the caller promises it is
+                    // writable.
+                    unsafe { ptr::write(out, t) };
+                    (MCPOOL_OK, (0..n).map(|_| Ok(MCPOOL_OK)).collect())
+                }
+                // An empty batch refused: the time's refusal, no key to name.
+                Err(errors) if errors.is_empty() && keys.is_empty() => {
+                    return mcpool::ttl::checked_from_signed("ttl", seconds)
+                        .map(|_| MCPOOL_OK)
+                        .map_err(|e| Failure::from_error(&call, None, &e));
+                }
+                Err(errors) => {
+                    let mut all: Vec<Result<mcpool_status, Failure>> = (0..n)
+                        .map(|i| Err(too_long(&call, i, is_long(i).unwrap_or(0))))
+                        .collect();
+                    for ((&i, k), e) in positions.iter().zip(&sent).zip(&errors) {
+                        all[i] = Err(Failure::from_error(&call, Some(k), e));
+                    }
+                    (mcpool_status::MCPOOL_INVALID_ARGUMENT, all)
+                }
+            };
+        // SAFETY: checked non-NULL when `n` > 0; the caller promises room for `n`.
+        unsafe { write_statuses(out_statuses, statuses) };
+        Ok(status)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -110,7 +110,8 @@ pub(crate) fn clear_items() {
 ///
 /// A batch call is one that writes a status per item: `mcpool_client_set_multi`,
 /// `_set_multi_ttl`, `_store_multi`, `_store_multi_kind`, `_delete_multi`, `_touch_multi`,
-/// `_arith_multi`, `_get_multi_into` and `_gat_multi_into`. Each replaces the list, whether
+/// `_arith_multi`, `_get_multi_into`, `_gat_multi_into` and
+/// `mcpool_client_store_expiry_checked_multi`. Each replaces the list, whether
 /// or not an item failed, and a call refused as a whole (a NULL array, too many items: no
 /// status written, nothing sent) empties it; other calls leave it.
 /// `mcpool_last_error_message` holds only the first failure's message; this one answers for

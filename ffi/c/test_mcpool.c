@@ -1898,6 +1898,61 @@ static void test_ttl_range(mcpool_client *c) {
         EXPECT(mcpool_client_store_expiry_checked(c, NULL, MCPOOL_STORE_SET, NULL, 3, 6, &t),
                MCPOOL_INVALID_ARGUMENT);
     }
+    /* mcpool_client_store_expiry_checked_multi: one time for a batch's keys, checked before
+     * the batch: refused for a set, every valid key deleted in one batch and each message
+     * saying the others went too (tester finding retest40 2); another store keeps them. */
+    {
+        uint8_t long_key[300]; /* too long on every protocol */
+        memset(long_key, 'x', sizeof long_key);
+        const uint8_t *ks[3] = {(const uint8_t *)"ttl-m1", long_key, (const uint8_t *)"ttl-m2"};
+        size_t kl[3] = {6, sizeof long_key, 6};
+        mcpool_status sts[3] = {MCPOOL_OK, MCPOOL_OK, MCPOOL_OK};
+        uint32_t t = 9;
+        EXPECT(mcpool_client_set(c, K("ttl-m1"), K("old"), 0, 0), MCPOOL_OK);
+        EXPECT(mcpool_client_set(c, K("ttl-m2"), K("old"), 0, 0), MCPOOL_OK);
+        EXPECT(mcpool_client_store_expiry_checked_multi(c, "set_multi", MCPOOL_STORE_REPLACE, ks,
+                                                        kl, 3, 4294967296LL, &t, sts),
+               MCPOOL_INVALID_ARGUMENT);
+        CHECK(t == 9 && sts[0] == MCPOOL_INVALID_ARGUMENT && sts[1] == MCPOOL_INVALID_KEY &&
+              sts[2] == MCPOOL_INVALID_ARGUMENT);
+        expect_old(c, "ttl-m1");
+        expect_old(c, "ttl-m2");
+        EXPECT(mcpool_client_store_expiry_checked_multi(c, "set_multi", MCPOOL_STORE_SET, ks, kl,
+                                                        3, 4294967296LL, &t, sts),
+               MCPOOL_INVALID_ARGUMENT);
+        CHECK(t == 9 && sts[0] == MCPOOL_INVALID_ARGUMENT && sts[1] == MCPOOL_INVALID_KEY &&
+              sts[2] == MCPOOL_INVALID_ARGUMENT);
+        CHECK(strncmp(mcpool_last_error_message(),
+                      "set_multi \"ttl-m1\": invalid ttl: 4294967296 is above", 50) == 0);
+        for (size_t i = 0; i < 3; i += 2)
+            CHECK(1 &&
+                  strstr(mcpool_last_item_error_message(i, NULL),
+                         "the key was deleted, as memcached deletes it when it refuses a set, "
+                         "and so was the other key of this batch refused for its ttl") != NULL);
+        EXPECT(mcpool_client_get(c, K("ttl-m1"), &item), MCPOOL_NOT_FOUND);
+        EXPECT(mcpool_client_get(c, K("ttl-m2"), &item), MCPOOL_NOT_FOUND);
+        /* taken: the time written, every status OK, nothing sent */
+        EXPECT(mcpool_client_store_expiry_checked_multi(c, NULL, MCPOOL_STORE_SET, ks, kl, 3, -5,
+                                                        &t, sts),
+               MCPOOL_OK);
+        CHECK(t == MCPOOL_EXPIRED_AT_ONCE && sts[0] == MCPOOL_OK && sts[1] == MCPOOL_OK);
+        /* an empty batch: the time alone; NULL arrays with keys refused as a whole */
+        EXPECT(mcpool_client_store_expiry_checked_multi(c, NULL, MCPOOL_STORE_SET, NULL, NULL, 0,
+                                                        60, &t, NULL),
+               MCPOOL_OK);
+        CHECK(t == 60);
+        EXPECT(mcpool_client_store_expiry_checked_multi(c, NULL, MCPOOL_STORE_SET, NULL, NULL, 0,
+                                                        1LL << 40, &t, NULL),
+               MCPOOL_INVALID_ARGUMENT);
+        CHECK(strncmp(mcpool_last_error_message(), "set_multi: invalid ttl: 1099511627776", 37) ==
+              0);
+        EXPECT(mcpool_client_store_expiry_checked_multi(c, NULL, MCPOOL_STORE_SET, NULL, kl, 3, 6,
+                                                        &t, sts),
+               MCPOOL_INVALID_ARGUMENT);
+        EXPECT(mcpool_client_store_expiry_checked_multi(c, NULL, MCPOOL_STORE_SET, ks, kl, 3, 6,
+                                                        NULL, sts),
+               MCPOOL_INVALID_ARGUMENT);
+    }
 }
 
 /* Issue 21 item 6: item metadata without the value, and explicit CAS versions (refused by

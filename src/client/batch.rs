@@ -368,20 +368,55 @@ impl Client {
         ttl: u32,
     ) -> Vec<Result<WireItem<'a>>> {
         if let Err(e) = crate::ttl::check("ttl", ttl) {
-            // Each valid key deleted, as a set so refused deletes it: one batch for all.
-            let mut refused: Vec<Result<WireItem<'a>>> = items
-                .iter()
-                .map(|(k, _)| {
-                    self.wire_key(k.as_ref())?;
-                    Err(e.clone())
-                })
+            let keys: Vec<&[u8]> = items.iter().map(|(k, _)| k.as_ref()).collect();
+            return self
+                .refused_for_ttl(StoreCommand::Set, &keys, e)
+                .into_iter()
+                .map(Err)
                 .collect();
-            self.delete_refused_sets(items.iter().map(|(k, _)| k.as_ref()), &mut refused);
-            return refused;
         }
         items
             .iter()
             .map(|(k, v)| self.prepare_item(k.as_ref(), v.as_ref(), 0))
+            .collect()
+    }
+
+    /// [`Client::store_ttl_checked`] for a batch of stores by `cmd` whose keys share one
+    /// signed time `seconds` (a binding's `set_multi` given its caller's time): `Ok` with the
+    /// `u32` the stores take (no I/O), or one error per key: the time's refusal (the number
+    /// named as given), or the key's own when it could not be sent; for a `set` every valid
+    /// key deleted in one batch, each message saying so and whether the batch's other keys
+    /// so refused went too, as [`Client::set_multi`]'s do (tester finding retest40 2: a
+    /// binding checking the time key by key said nothing of the others).
+    pub fn store_ttl_checked_multi<K: AsRef<[u8]>>(
+        &self,
+        cmd: StoreCommand,
+        keys: &[K],
+        seconds: i64,
+    ) -> std::result::Result<u32, Vec<Error>> {
+        crate::ttl::checked_from_signed("ttl", seconds).map_err(|e| {
+            let keys: Vec<&[u8]> = keys.iter().map(AsRef::as_ref).collect();
+            self.refused_for_ttl(cmd, &keys, e)
+        })
+    }
+
+    /// Each key's error in a batch of stores by `cmd` refused for its one ttl (`e`): the
+    /// key's own when it cannot be sent, else `e`; for a `set` the valid keys deleted, as a
+    /// set so refused deletes its key, in one batch for all (`delete_refused_sets`).
+    fn refused_for_ttl(&self, cmd: StoreCommand, keys: &[&[u8]], e: Error) -> Vec<Error> {
+        let mut refused: Vec<Result<()>> = keys
+            .iter()
+            .map(|k| {
+                self.wire_key(k)?;
+                Err(e.clone())
+            })
+            .collect();
+        if cmd == StoreCommand::Set {
+            self.delete_refused_sets(keys.iter().copied(), &mut refused);
+        }
+        refused
+            .into_iter()
+            .map(|r| r.err().unwrap_or_else(|| e.clone()))
             .collect()
     }
 
