@@ -65,13 +65,15 @@ fn keys_are_where_nutcracker_with_a_hash_tag_puts_them() {
 }
 
 #[test]
-fn a_hash_tag_is_two_characters() {
-    for bad in ["{", "{}}", ""] {
+fn a_hash_tag_is_two_bytes() {
+    // (`«»`: two characters of four bytes, refused as nutcracker reads it, by bytes; `é` is
+    // two bytes: tester finding retest40 7)
+    for bad in ["{", "{}}", "", "«»"] {
         let e = format!("twemproxy:hash=md5,hash_tag={bad}")
             .parse::<mcpool::Distribution>()
             .unwrap_err()
             .to_string();
-        assert!(e.contains("not two characters"), "{bad}: {e}");
+        assert!(e.contains("is not two bytes"), "{bad}: {e}");
     }
     // a `;` in the tag: the message is about the tag (tester finding retest36 3: it
     // explained pylibmc's set_behaviors groups)

@@ -452,20 +452,20 @@ pub(crate) fn parse(client: Client, body: &str) -> Result<Setting> {
         .to_ascii_lowercase()
         .replace('-', "_")
         .find("hash_tag=");
-    // (nutcracker's tag is two characters: a separator among the two after `hash_tag=` is
-    // the tag's, one further on is not: tester findings retest36 3, retest37b 4)
+    // (nutcracker's tag is two bytes: a separator among the two after `hash_tag=` is the
+    // tag's, one further on is not: tester findings retest36 3, retest37b 4)
     let in_tag = |at: usize| {
-        body[at + "hash_tag=".len()..]
-            .chars()
+        body.as_bytes()[at + "hash_tag=".len()..]
+            .iter()
             .take(2)
-            .any(|c| c == ';' || c == ',')
+            .any(|&c| c == b';' || c == b',')
     };
     if client == Client::Twemproxy && tag_at.is_some_and(in_tag) {
         // (a `;` or `,` in a hash_tag's value: the message about the tag, not pylibmc's
         // groups or a word without a value)
         return Err(Error::Config(
             "twemproxy: a hash_tag with `;` (or `,`) cannot be written in a setting, whose \
-             separators they are (nutcracker's hash_tag: two characters, \"{}\" hashes the \
+             separators they are (nutcracker's hash_tag: two bytes, \"{}\" hashes the \
              part of a key between { and }); a pool whose hash_tag holds one is not placed by \
              mcpool"
                 .into(),
@@ -612,15 +612,17 @@ fn twemproxy(pairs: &[(String, String)]) -> Result<Parts> {
     })
 }
 
-/// twemproxy's `hash_tag`: two characters (bytes), as nutcracker requires (tester finding
-/// migrate 2: a pool with one was not reproducible).
+/// twemproxy's `hash_tag`: two bytes, as nutcracker reads it (tester finding migrate 2: a
+/// pool with one was not reproducible; retest40 7: `«»`, two characters of four bytes, was
+/// refused as "not two characters").
 fn twemproxy_hash_tag(v: &str) -> Result<[u8; 2]> {
     match v.as_bytes() {
         &[a, b] => Ok([a, b]),
         _ => Err(Error::Config(format!(
-            "twemproxy: hash_tag {v:?} is not two characters (nutcracker's hash_tag: \"{{}}\" \
-             hashes the part of a key between {{ and }}); a hash_tag with `,` or `;` cannot \
-             be written in a setting, whose separators they are (tester finding proxy 5)"
+            "twemproxy: hash_tag {v:?} is not two bytes (nutcracker reads its hash_tag byte by \
+             byte: \"{{}}\" hashes the part of a key between {{ and }}); a hash_tag with `,` or \
+             `;` cannot be written in a setting, whose separators they are (tester finding \
+             proxy 5)"
         ))),
     }
 }
