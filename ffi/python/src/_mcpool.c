@@ -1243,13 +1243,17 @@ typedef struct {
     int nomem;
     int closing;
     uint64_t *cas; /* n slots, each value's CAS unique (gets_multi), or NULL */
+    const Py_ssize_t *at; /* the slot of the core's key index (keys_t's at), or NULL: itself */
 } read_multi_t;
 
+/* The core's index counts the keys sent (n of them); the slots are every key's (at). */
 static void *alloc_multi(void *userdata, size_t index, size_t len, uint32_t flags, uint64_t cas) {
     read_multi_t *m = (read_multi_t *)userdata;
     char *buf = NULL;
     if (index >= (size_t)m->n)
         return NULL;
+    if (m->at != NULL)
+        index = (size_t)m->at[index];
     if (m->cas != NULL)
         m->cas[index] = cas;
     if (!gate_enter()) {
@@ -2026,24 +2030,47 @@ static PyObject *Client_get_bytes(ClientObject *self, PyObject *const *args, Py_
 
 /* The keys of a multi-key call, owned for the whole call: the pointers point into objects
  * that seq (or keep) holds a reference to, never into the caller's list, which another thread
- * may clear or change while the GIL is released (issue 15, item 3). */
+ * may clear or change while the GIL is released (issue 15, item 3). A key the binding
+ * refuses alone (a str UTF-8 cannot encode: keys_init) has its exception in refused and is
+ * not sent: the core is given the m others (sptrs, slens), the j-th of them key at[j], and
+ * keys_spread puts what it answers for them back in the keys' order. */
 typedef struct {
     PyObject *seq;  /* a tuple of the caller's key objects (a copy of a list: own references) */
     PyObject *keep; /* list of prefixed keys or str keys' UTF-8 bytes (index i: key i), or NULL */
-    const uint8_t **ptrs;
+    const uint8_t **ptrs; /* key i's bytes (NULL and 0 for a refused key) */
     size_t *lens;
     Py_ssize_t n;
+    PyObject **refused;   /* n slots, key i's own exception where refused, or NULL: none is */
+    const uint8_t **sptrs; /* the m keys sent: ptrs and lens themselves when none is refused */
+    size_t *slens;
+    Py_ssize_t *at;  /* at[j]: the index of the j-th key sent; NULL when none is refused */
+    Py_ssize_t *pos; /* pos[i]: key i's place among those sent (-1: refused); NULL likewise */
+    Py_ssize_t m;
     const uint8_t *stack_ptrs[STACK_KEYS];
     size_t stack_lens[STACK_KEYS];
 } keys_t;
 
 static void keys_free(keys_t *ks) {
+    if (ks->sptrs != ks->ptrs)
+        PyMem_Free((void *)ks->sptrs);
+    if (ks->slens != ks->lens)
+        PyMem_Free(ks->slens);
     if (ks->ptrs != ks->stack_ptrs)
         PyMem_Free((void *)ks->ptrs);
     if (ks->lens != ks->stack_lens)
         PyMem_Free(ks->lens);
+    for (Py_ssize_t i = 0; ks->refused != NULL && i < ks->n; i++)
+        Py_XDECREF(ks->refused[i]);
+    PyMem_Free(ks->refused);
+    PyMem_Free(ks->at);
+    PyMem_Free(ks->pos);
     Py_XDECREF(ks->seq);
     Py_XDECREF(ks->keep);
+}
+
+/* Whether key i of ks was refused by the binding (keys_init), never sent. */
+static int key_refused(const keys_t *ks, Py_ssize_t i) {
+    return ks->refused != NULL && ks->refused[i] != NULL;
 }
 
 static PyObject *prefixed(PyObject *prefix, PyObject *key) {
@@ -2070,7 +2097,11 @@ done:
  * "" or a falsy value: none) put before it, in ks (keys_free after, also on an error). A
  * key or a prefix that cannot be sent (not str or bytes, a str UTF-8 cannot encode) raises
  * naming the call and the key, or key_prefix (tester finding badinput 4: a key_prefix of 5
- * was "a key must be str or bytes, not int"). -1 with an exception. */
+ * was "a key must be str or bytes, not int"); but a key that is a str UTF-8 cannot encode
+ * is refused alone, as the core refuses a key it cannot send ("a b", 300 bytes) while the
+ * others are sent (tester finding retest39 4: it failed the whole call): its exception,
+ * naming the call and the key, is ks->refused[i], and the keys sent are ks->sptrs/slens
+ * (ks->m of them). -1 with an exception. */
 static int keys_init(keys_t *ks, PyObject *keys, PyObject *prefix, const char *call) {
     memset(ks, 0, offsetof(keys_t, stack_ptrs));
     ks->ptrs = ks->stack_ptrs;
@@ -2123,17 +2154,36 @@ static int keys_init(keys_t *ks, PyObject *keys, PyObject *prefix, const char *c
     }
     if (use_prefix && (ks->keep = PyList_New(ks->n)) == NULL)
         return -1;
+    Py_ssize_t nrefused = 0;
     for (Py_ssize_t i = 0; i < ks->n; i++) {
-        PyObject *given = PyTuple_GetItem(ks->seq, i), *k = given, *own;
+        PyObject *given = PyTuple_GetItem(ks->seq, i), *k = given, *own = NULL;
+        int bad = 0;
         if (use_prefix) {
             k = prefixed(prefix, k);
             if (k == NULL)
-                name_call(call, given);
-            if (k == NULL || PyList_SetItem(ks->keep, i, k) < 0) /* steals k */
+                name_call(call, given), bad = 1;
+            else if (PyList_SetItem(ks->keep, i, k) < 0) /* steals k */
                 return -1;
         }
-        if (call_key(call, k, &ks->ptrs[i], &ks->lens[i], &own) < 0)
-            return -1;
+        if (!bad && call_key(call, k, &ks->ptrs[i], &ks->lens[i], &own) < 0)
+            bad = 1;
+        if (bad) {
+            /* a str UTF-8 cannot encode (utf8_named's ClientError): that key alone */
+            if (!PyUnicode_Check(given) || !PyErr_ExceptionMatches(ClientError))
+                return -1;
+            if (ks->refused == NULL &&
+                (ks->refused = PyMem_Calloc((size_t)ks->n, sizeof(*ks->refused))) == NULL) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            ks->refused[i] = taken_exception();
+            if (ks->refused[i] == NULL)
+                return -1;
+            ks->ptrs[i] = NULL;
+            ks->lens[i] = 0;
+            nrefused++;
+            continue;
+        }
         if (own != NULL) { /* a str key's UTF-8, kept for the call (never with a prefix) */
             if (ks->keep == NULL && (ks->keep = PyList_New(ks->n)) == NULL) {
                 Py_DECREF(own);
@@ -2143,7 +2193,48 @@ static int keys_init(keys_t *ks, PyObject *keys, PyObject *prefix, const char *c
                 return -1;
         }
     }
+    ks->m = ks->n - nrefused;
+    if (nrefused == 0) {
+        ks->sptrs = ks->ptrs;
+        ks->slens = ks->lens;
+        return 0;
+    }
+    ks->sptrs = PyMem_Calloc((size_t)ks->m + 1, sizeof(*ks->sptrs));
+    ks->slens = PyMem_Calloc((size_t)ks->m + 1, sizeof(*ks->slens));
+    ks->at = PyMem_Calloc((size_t)ks->m + 1, sizeof(*ks->at));
+    ks->pos = PyMem_Calloc((size_t)ks->n, sizeof(*ks->pos));
+    if (ks->sptrs == NULL || ks->slens == NULL || ks->at == NULL || ks->pos == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0, j = 0; i < ks->n; i++) {
+        ks->pos[i] = key_refused(ks, i) ? -1 : j;
+        if (key_refused(ks, i))
+            continue;
+        ks->sptrs[j] = ks->ptrs[i];
+        ks->slens[j] = ks->lens[i];
+        ks->at[j++] = i;
+    }
     return 0;
+}
+
+/* The statuses the core wrote for the keys sent (sts[j] for the j-th, ks->m of them) put
+ * back at their keys' indexes, a refused key's MCPOOL_INVALID_ARGUMENT (sts holds ks->n). */
+static void keys_spread(const keys_t *ks, mcpool_status *sts) {
+    if (ks->at == NULL)
+        return;
+    for (Py_ssize_t j = ks->m - 1; j >= 0; j--) /* at[j] >= j: read before overwritten */
+        sts[ks->at[j]] = sts[j];
+    for (Py_ssize_t i = 0; i < ks->n; i++)
+        if (key_refused(ks, i))
+            sts[i] = MCPOOL_INVALID_ARGUMENT;
+}
+
+/* item_message for key i of ks (the core numbers the keys sent). */
+static PyObject *key_message(const keys_t *ks, Py_ssize_t i) {
+    if (ks->pos == NULL)
+        return item_message(i);
+    return ks->pos[i] < 0 ? NULL : item_message(ks->pos[i]);
 }
 
 /* The exception raise_status(st) would raise, returned instead (NULL with an exception when
@@ -2246,6 +2337,28 @@ static PyObject *raise_batch(const char *op, PyObject *keys, const mcpool_status
     return raise_batch_as(op, keys, sts, msgs, NULL, n, first, batch_answer);
 }
 
+/* raise_batch for a call on the keys ks (delete_multi, touch_multi): a key the binding
+ * refused (keys_init) has its own exception, which `results` holds and which is raised when
+ * it is the first failure; a key sent has the core's message for it. */
+static PyObject *raise_keys_batch(const char *op, const keys_t *ks, const mcpool_status *sts,
+                                  Py_ssize_t first) {
+    if (ks->refused == NULL)
+        return raise_batch(op, ks->seq, sts, NULL, ks->n, first);
+    PyObject **msgs = PyMem_Calloc((size_t)ks->n, sizeof(*msgs));
+    if (msgs == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t i = 0;
+    for (; i < ks->n; i++)
+        if ((msgs[i] = key_message(ks, i)) == NULL && PyErr_Occurred())
+            break;
+    if (i == ks->n)
+        raise_batch_as(op, ks->seq, sts, msgs, ks->refused, ks->n, first, batch_answer);
+    for (Py_ssize_t j = 0; j < ks->n; j++)
+        Py_XDECREF(msgs[j]);
+    PyMem_Free(msgs);
+    return NULL;
+}
+
 /* The exception being raised, raised again as an instance of cls with the same arguments and
  * attributes (`key`, `results`, whose entry for the key is the new one): a batch item refused
  * for its kind, raised as set raises it (ClientTypeError). */
@@ -2288,7 +2401,7 @@ static void reraise_as(PyObject *cls) {
  * key: one entry, under the first spelling). A borrowed reference; NULL with an exception. */
 static PyObject *multi_key(keys_t *ks, Py_ssize_t i, PyObject *seen) {
     PyObject *key = PyTuple_GetItem(ks->seq, i);
-    if (seen == NULL || key == NULL)
+    if (seen == NULL || key == NULL || key_refused(ks, i)) /* a refused key: nothing sent */
         return key;
     PyObject *wire = PyBytes_FromStringAndSize((const char *)ks->ptrs[i], (Py_ssize_t)ks->lens[i]);
     if (wire == NULL)
@@ -2338,8 +2451,9 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
         keys_free(&ks);
         return d;
     }
-    /* per key: the value (a bytes object the core fills), its flags, its status */
-    read_multi_t rm = {NULL, ks.n, NULL, NULL, 0, 0};
+    /* per key: the value (a bytes object the core fills), its flags, its status; the core
+     * is given the keys sent (ks.m: a key refused by keys_init is not) */
+    read_multi_t rm = {NULL, ks.m, NULL, NULL, 0, 0, NULL, ks.at};
     mcpool_status *sts = NULL;
     PyObject *seen = NULL, *errors = NULL;
     Py_ssize_t first_failed = -1;
@@ -2354,16 +2468,21 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
         PyErr_NoMemory();
         goto fail;
     }
-    rm.ts = PyEval_SaveThread();
-    st = touch != NULL ? mcpool_client_gat_multi_into(self->client, *touch, ks.ptrs, ks.lens,
-                                                      (size_t)ks.n, with_cas, alloc_multi, &rm, sts)
-                       : mcpool_client_get_multi_into(self->client, ks.ptrs, ks.lens,
-                                                      (size_t)ks.n, with_cas, alloc_multi, &rm, sts);
-    PyEval_RestoreThread(rm.ts);
+    st = MCPOOL_OK;
+    if (ks.m > 0) {
+        rm.ts = PyEval_SaveThread();
+        st = touch != NULL
+                 ? mcpool_client_gat_multi_into(self->client, *touch, ks.sptrs, ks.slens,
+                                                (size_t)ks.m, with_cas, alloc_multi, &rm, sts)
+                 : mcpool_client_get_multi_into(self->client, ks.sptrs, ks.slens, (size_t)ks.m,
+                                                with_cas, alloc_multi, &rm, sts);
+        PyEval_RestoreThread(rm.ts);
+    }
     if (st != MCPOOL_OK) {
         raise_status(st);
         goto fail;
     }
+    keys_spread(&ks, sts);
     for (Py_ssize_t i = 0; i < ks.n; i++) {
         if (sts[i] == MCPOOL_NOT_FOUND)
             continue;
@@ -2380,7 +2499,10 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
                     first_failed = i;
             }
             int had = PyDict_Contains(into, key); /* a key given twice: its first failure */
-            if (had < 0 || (had == 0 && record_failure(into, key, sts[i], item_message(i)) < 0))
+            if (had == 0 && key_refused(&ks, i)) /* the binding's refusal: its exception */
+                had = PyDict_SetItem(into, key, ks.refused[i]) < 0 ? -1 : 1;
+            if (had < 0 ||
+                (had == 0 && record_failure(into, key, sts[i], key_message(&ks, i)) < 0))
                 goto fail;
             continue;
         }
@@ -2390,7 +2512,7 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
             else if (sts[i] == MCPOOL_ALLOC_FAILED && rm.closing)
                 raise_closing();
             else
-                raise_status_msg(sts[i], item_message(i));
+                raise_status_msg(sts[i], key_message(&ks, i));
             goto fail;
         }
         int dup = seen != NULL ? PyDict_Contains(d, key) : 0;
@@ -3003,12 +3125,15 @@ static PyObject *item_value_error(const char *call, PyObject *key, PyObject *val
  * unique cas[i] (cas NULL: none; read for MCPOOL_STORE_CAS only) and, for a per-call
  * min_compress_len mcl (level: its compress_level), its own compression choice. With
  * bytes_only (append, prepend) a value is sent as its bytes, str or bytes only, as the single
- * append takes it (concat_value: mcpool_client_store_multi, flags unsent), every value
- * checked before anything is sent; else it is serialized and sent with its kind
+ * append takes it (concat_value: mcpool_client_store_multi, flags unsent), every value's
+ * type checked before anything is sent (another type fails the call, nothing sent; a str
+ * UTF-8 cannot encode fails alone, as a value that does not serialize: tester finding
+ * retest39 4); else it is serialized and sent with its kind
  * (mcpool_client_store_multi_kind), so that the core encodes each item as the single store
  * does (a pickled bool, spymemcached's flag-0 text), and a value that does not serialize
  * fails alone (item_value_error: b->excs, never sent, its key left as it was) while the
- * others are sent. 0, or -1 with an exception (a refused value, the call's TTL refused by
+ * others are sent; so does a key keys_init refused (a str UTF-8 cannot encode: its
+ * exception in b->excs, its value unread). 0, or -1 with an exception (a refused value, the call's TTL refused by
  * the core, a value format without a form for a value: the first such item's, with `key`
  * and `results`). */
 static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
@@ -3042,15 +3167,33 @@ static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
         value_t *v = &vals[done];
         PyObject *key = PyTuple_GetItem(b->keys, done);
         PyObject *value = PyTuple_GetItem(PyTuple_GetItem(pairs, done), 1);
+        PyObject *refused = key_refused(&ks, done) ? ks.refused[done] : NULL;
         if (bytes_only) {
             const uint8_t *p;
             size_t len;
-            if (concat_value(name, key, value, &p, &len, &v->owner) < 0)
-                goto done;
+            if (concat_value(name, key, value, &p, &len, &v->owner) < 0) {
+                /* a type append does not take ends the call, nothing sent; a str UTF-8
+                 * cannot encode is that item's alone (its key's refusal, if any, first) */
+                if (!PyUnicode_Check(value) || !PyErr_ExceptionMatches(ClientError))
+                    goto done;
+                if (refused != NULL)
+                    PyErr_Clear();
+                b->excs[done] = refused != NULL ? Py_NewRef(refused) : taken_exception();
+                if (b->excs[done] == NULL)
+                    goto done;
+                b->sts[done] = MCPOOL_INVALID_ARGUMENT; /* unsent: that item alone */
+                continue;
+            }
             v->p = (const char *)p;
             v->n = (Py_ssize_t)len;
             v->kind = MCPOOL_KIND_BYTES;
-        } else if (serialize(self, value, v) < 0) {
+        }
+        if (refused != NULL) { /* a key keys_init refused: unsent, that item alone */
+            b->excs[done] = Py_NewRef(refused);
+            b->sts[done] = MCPOOL_INVALID_ARGUMENT;
+            continue;
+        }
+        if (!bytes_only && serialize(self, value, v) < 0) {
             if ((b->excs[done] = item_value_error(name, key, value)) == NULL)
                 goto done;
             b->sts[done] = MCPOOL_INVALID_ARGUMENT; /* unsent: that item alone */
@@ -3209,13 +3352,16 @@ static PyObject *Client_replace_multi(ClientObject *self, PyObject *const *args,
 }
 
 /* set_multi_noreply(mapping, time=0, key_prefix='', *, expire=0): every pair stored as
- * bytes (the format's bytes flags; a value str or bytes only, as append takes it, all checked before anything
- * is sent) without waiting for each reply (mcpool_client_set_multi_noreply: text's noreply
- * and one barrier per server; meta and binary answer every item). None, or the first
- * failure's exception once the others are sent: what the core refused before sending (a bad
- * key, a value too large) fails alone. A time the stores cannot take is refused for every
- * key by the core's rule for sets (store_time_status: the keys deleted), nothing stored,
- * the first key's exception raised. */
+ * bytes (the format's bytes flags; a value str or bytes only, as append takes it, all checked
+ * before anything is sent: another type fails the call, nothing sent) without waiting for
+ * each reply (mcpool_client_set_multi_noreply: text's noreply and one barrier per server;
+ * meta and binary answer every item). None, or the first failure's exception once the others
+ * are sent: an item refused before sending fails alone, what the core refused (a bad key, a
+ * value too large) as what the binding refused (a key or a value that is a str UTF-8 cannot
+ * encode: unsent, tester finding retest39 4), the binding's refusal raised first, as the core
+ * raises its own refusals before a failure to send. A time the stores cannot take is refused
+ * for every key by the core's rule for sets (store_time_status: the keys deleted), nothing
+ * stored, the first key's exception raised. */
 static PyObject *Client_set_multi_noreply(ClientObject *self, PyObject *const *args,
                                           Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"mapping", 0}, {"values", 0}, {"time", 1},
@@ -3233,12 +3379,18 @@ static PyObject *Client_set_multi_noreply(ClientObject *self, PyObject *const *a
         Py_XDECREF(t.given);
         return NULL;
     }
-    Py_ssize_t n = PyTuple_Size(pairs), done = 0;
+    /* m items sent, the j-th with kptrs[j], vptrs[j]; item i refused by the binding has its
+     * exception in refused[i] (its key's, else its value's), the first at first_refused */
+    Py_ssize_t n = PyTuple_Size(pairs), done = 0, m = 0, first_refused = -1;
     PyObject **owners = PyMem_Calloc((size_t)n + 1, sizeof(*owners));
+    PyObject **refused = PyMem_Calloc((size_t)n + 1, sizeof(*refused));
+    const uint8_t **kptrs = PyMem_Calloc((size_t)n + 1, sizeof(*kptrs));
+    size_t *klens = PyMem_Calloc((size_t)n + 1, sizeof(*klens));
     const uint8_t **vptrs = PyMem_Calloc((size_t)n + 1, sizeof(*vptrs));
     size_t *vlens = PyMem_Calloc((size_t)n + 1, sizeof(*vlens));
     memset(&ks, 0, sizeof ks);
-    if (owners == NULL || vptrs == NULL || vlens == NULL || (keys = PyTuple_New(n)) == NULL) {
+    if (owners == NULL || refused == NULL || kptrs == NULL || klens == NULL || vptrs == NULL ||
+        vlens == NULL || (keys = PyTuple_New(n)) == NULL) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
         goto done;
@@ -3247,46 +3399,89 @@ static PyObject *Client_set_multi_noreply(ClientObject *self, PyObject *const *a
         PyTuple_SetItem(keys, i, Py_NewRef(PyTuple_GetItem(PyTuple_GetItem(pairs, i), 0)));
     if (keys_init(&ks, keys, a[2], name) < 0)
         goto done;
-    for (; done < n; done++)
-        if (concat_value(name, PyTuple_GetItem(keys, done),
-                         PyTuple_GetItem(PyTuple_GetItem(pairs, done), 1), &vptrs[done],
-                         &vlens[done], &owners[done]) < 0)
-            goto done;
+    for (; done < n; done++) {
+        PyObject *value = PyTuple_GetItem(PyTuple_GetItem(pairs, done), 1);
+        const uint8_t *p = NULL;
+        size_t len = 0;
+        int kbad = key_refused(&ks, done);
+        if (concat_value(name, PyTuple_GetItem(keys, done), value, &p, &len, &owners[done]) < 0) {
+            /* another type than str or bytes fails the call, nothing sent; a str UTF-8
+             * cannot encode is that item's alone (its key's refusal, if any, first) */
+            if (!PyUnicode_Check(value) || !PyErr_ExceptionMatches(ClientError))
+                goto done;
+            if (kbad)
+                PyErr_Clear();
+            if ((refused[done] = kbad ? Py_NewRef(ks.refused[done]) : taken_exception()) == NULL)
+                goto done;
+        } else if (kbad) {
+            refused[done] = Py_NewRef(ks.refused[done]);
+        }
+        if (refused[done] != NULL) {
+            if (first_refused < 0)
+                first_refused = done;
+            continue;
+        }
+        kptrs[m] = ks.ptrs[done];
+        klens[m] = ks.lens[done];
+        vptrs[m] = p;
+        vlens[m++] = len;
+    }
     if (t.ok) {
         ttl = t.ttl;
     } else {
-        PyObject *first = NULL; /* the first key's refusal, raised once every key is checked */
+        /* the first key's refusal (of the items sent, or refused by the binding), raised once
+         * every key is checked */
+        PyObject *first = NULL;
         mcpool_status first_st = MCPOOL_OK;
-        for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t first_at = -1;
+        for (Py_ssize_t i = 0, j = 0; i < n; i++) {
             PyObject *msg;
-            mcpool_status st = store_time_status(self, name, MCPOOL_STORE_SET, ks.ptrs[i],
-                                                 ks.lens[i], &t, &ttl, &msg);
+            if (refused[i] != NULL)
+                continue;
+            mcpool_status st = store_time_status(self, name, MCPOOL_STORE_SET, kptrs[j],
+                                                 klens[j], &t, &ttl, &msg);
+            j++;
             if (st != MCPOOL_OK && msg == NULL) {
                 Py_XDECREF(first);
                 goto done;
             }
             if (first == NULL && msg != NULL)
-                first = msg, first_st = st;
+                first = msg, first_st = st, first_at = i;
             else
                 Py_XDECREF(msg);
         }
-        if (first != NULL) {
+        if (first != NULL && (first_refused < 0 || first_at < first_refused)) {
             raise_at(error_class(first_st), first_st, first, Py_None);
             goto done;
         }
+        Py_XDECREF(first);
+        if (first_refused >= 0) {
+            PyErr_SetObject((PyObject *)Py_TYPE(refused[first_refused]), refused[first_refused]);
+            goto done;
+        }
     }
-    mcpool_status st;
-    Py_BEGIN_ALLOW_THREADS
-    st = mcpool_client_set_multi_noreply(self->client, ks.ptrs, ks.lens, vptrs, vlens,
-                                         (size_t)n, ttl);
-    Py_END_ALLOW_THREADS
-    result = st == MCPOOL_OK ? Py_NewRef(Py_None) : raise_status(st);
+    mcpool_status st = MCPOOL_OK;
+    if (m > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        st = mcpool_client_set_multi_noreply(self->client, kptrs, klens, vptrs, vlens,
+                                             (size_t)m, ttl);
+        Py_END_ALLOW_THREADS
+    }
+    if (first_refused >= 0 && st != MCPOOL_INTERRUPTED) /* the others sent */
+        PyErr_SetObject((PyObject *)Py_TYPE(refused[first_refused]), refused[first_refused]);
+    else
+        result = st == MCPOOL_OK ? Py_NewRef(Py_None) : raise_status(st);
 done:
     for (Py_ssize_t i = 0; owners != NULL && i < done; i++)
         Py_XDECREF(owners[i]);
+    for (Py_ssize_t i = 0; refused != NULL && i < n; i++)
+        Py_XDECREF(refused[i]);
     if (ks.ptrs != NULL)
         keys_free(&ks);
     PyMem_Free(owners);
+    PyMem_Free(refused);
+    PyMem_Free(kptrs);
+    PyMem_Free(klens);
     PyMem_Free(vptrs);
     PyMem_Free(vlens);
     Py_XDECREF(keys);
@@ -3299,7 +3494,7 @@ done:
  * key's stored value (str or bytes only, all checked before anything is sent, as append
  * takes them; no expiry, flags or compression: memcached keeps the item's), in one pipelined
  * round trip per server; the list of keys not stored (missing), an item's error raising, as
- * add_multi. */
+ * add_multi (a str key or value UTF-8 cannot encode: that item alone, unsent, store_pairs). */
 static PyObject *concat_multi(ClientObject *self, int append, PyObject *const *args,
                               Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"mapping", 0}, {"values", 0}, {"key_prefix", 1},
@@ -3541,9 +3736,9 @@ static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, 
         return PyErr_NoMemory();
     }
     mcpool_status st = MCPOOL_OK;
-    if (ks.n > 0) {
+    if (ks.m > 0) { /* the keys sent: one keys_init refused is not */
         Py_BEGIN_ALLOW_THREADS
-        st = mcpool_client_delete_multi(self->client, ks.ptrs, ks.lens, (size_t)ks.n, sts);
+        st = mcpool_client_delete_multi(self->client, ks.sptrs, ks.slens, (size_t)ks.m, sts);
         Py_END_ALLOW_THREADS
     }
     int deleted_any = 0;
@@ -3552,11 +3747,12 @@ static PyObject *Client_delete_multi(ClientObject *self, PyObject *const *args, 
         keys_free(&ks);
         return raise_status(st);
     }
+    keys_spread(&ks, sts);
     for (Py_ssize_t i = 0; i < ks.n; i++) {
         if (sts[i] == MCPOOL_NOT_FOUND)
             all = 0;
         else if (sts[i] != MCPOOL_OK) { /* a key's error: the others were applied */
-            raise_batch("delete_multi", ks.seq, sts, NULL, ks.n, i);
+            raise_keys_batch("delete_multi", &ks, sts, i);
             PyMem_Free(sts);
             keys_free(&ks);
             return NULL;
@@ -3636,16 +3832,19 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
     }
     for (Py_ssize_t i = 0; i < ks.n; i++)
         deltas[i] = delta;
-    if (ks.n > 0) {
+    if (ks.m > 0) { /* the keys sent: one keys_init refused is not */
         Py_BEGIN_ALLOW_THREADS
-        st = mcpool_client_arith_multi(self->client, incr != 0, ks.ptrs, ks.lens, deltas,
-                                       (size_t)ks.n, vals, sts);
+        st = mcpool_client_arith_multi(self->client, incr != 0, ks.sptrs, ks.slens, deltas,
+                                       (size_t)ks.m, vals, sts);
         Py_END_ALLOW_THREADS
     }
     if (st != MCPOOL_OK) {
         raise_status(st);
         goto done;
     }
+    keys_spread(&ks, sts);
+    for (Py_ssize_t j = ks.at != NULL ? ks.m - 1 : -1; j >= 0; j--)
+        vals[ks.at[j]] = vals[j]; /* as keys_spread */
     mcpool_status first = MCPOOL_OK; /* the first key's error, raised with every key's answer */
     Py_ssize_t first_at = 0;
     for (Py_ssize_t i = 0; first == MCPOOL_OK && i < ks.n; i++)
@@ -3653,12 +3852,14 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
             first = sts[i];
             first_at = i;
         }
-    /* The first failure's message, taken before the per-key exceptions below are made. */
-    PyObject *msg = first == MCPOOL_OK
+    /* The first failure's message, taken before the per-key exceptions below are made (a
+     * key refused by keys_init has its own exception). */
+    int first_refused = first != MCPOOL_OK && key_refused(&ks, first_at);
+    PyObject *msg = first == MCPOOL_OK || first_refused
                         ? NULL
                         : PyUnicode_DecodeUTF8(mcpool_last_error_message(),
                                                (Py_ssize_t)mcpool_last_error_length(), "replace");
-    if (first != MCPOOL_OK && msg == NULL)
+    if (first != MCPOOL_OK && !first_refused && msg == NULL)
         goto done;
     result = PyList_New(ks.n);
     for (Py_ssize_t i = 0; result != NULL && i < ks.n; i++) {
@@ -3668,8 +3869,10 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
         } else if (sts[i] == MCPOOL_NOT_FOUND) {
             v = Py_None;
             Py_INCREF(v);
+        } else if (key_refused(&ks, i)) { /* refused by keys_init: its own exception */
+            v = Py_NewRef(ks.refused[i]);
         } else { /* this key's exception: its own message, naming it and what failed */
-            PyObject *own = item_message(i);
+            PyObject *own = key_message(&ks, i);
             raise_with(error_class(sts[i]), sts[i],
                        own != NULL || PyErr_Occurred()
                            ? own
@@ -3688,12 +3891,14 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
     if (result != NULL && first != MCPOOL_OK) {
         /* A key failed: its error raises, and `results` carries every key's answer (the
          * others' new values were applied by the server). */
-        PyObject *exc = PyObject_CallFunctionObjArgs(error_class(first), msg, NULL);
+        PyObject *exc = first_refused
+                            ? Py_NewRef(ks.refused[first_at])
+                            : PyObject_CallFunctionObjArgs(error_class(first), msg, NULL);
         /* `key`: the failed key, as the other batches' exceptions carry (batches2 1) */
-        if (exc != NULL && set_status_attrs(exc, first) == 0 &&
+        if (exc != NULL && (first_refused || set_status_attrs(exc, first) == 0) &&
             PyObject_SetAttrString(exc, "results", result) == 0 &&
             PyObject_SetAttrString(exc, "key", PyTuple_GetItem(ks.seq, first_at)) == 0)
-            PyErr_SetObject(error_class(first), exc);
+            PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
         Py_XDECREF(exc);
         Py_CLEAR(result);
     }
@@ -4549,18 +4754,20 @@ static PyObject *Client_touch_multi(ClientObject *self, PyObject *const *args, P
     }
     for (Py_ssize_t i = 0; i < ks.n; i++)
         ttls[i] = ttl;
-    if (ks.n > 0) {
+    if (ks.m > 0) { /* the keys sent: one keys_init refused is not */
         Py_BEGIN_ALLOW_THREADS
-        st = mcpool_client_touch_multi(self->client, ks.ptrs, ks.lens, ttls, (size_t)ks.n, sts);
+        st = mcpool_client_touch_multi(self->client, ks.sptrs, ks.slens, ttls, (size_t)ks.m,
+                                       sts);
         Py_END_ALLOW_THREADS
     }
     if (st != MCPOOL_OK) {
         raise_status(st);
         goto done;
     }
+    keys_spread(&ks, sts);
     for (Py_ssize_t i = 0; i < ks.n; i++)
         if (sts[i] != MCPOOL_OK && sts[i] != MCPOOL_NOT_FOUND) { /* the others were applied */
-            raise_batch("touch_multi", ks.seq, sts, NULL, ks.n, i);
+            raise_keys_batch("touch_multi", &ks, sts, i);
             goto done;
         }
     result = PyDict_New();
@@ -4770,7 +4977,9 @@ static PyMethodDef Client_methods[] = {
      "get_multi(keys, key_prefix='')\n--\n\nA dict of the keys found (one round trip per "
      "server); key_prefix is prepended on the wire and not in the dict's keys. A key given "
      "twice, also as 'k' and b'k', is one entry, under its first spelling (as gets_multi, "
-     "gat_multi and gats_multi)."},
+     "gat_multi and gats_multi). A key whose read failed (a server down, a refused key, a "
+     "str key UTF-8 cannot encode, unsent) raises once every other key is read, with `hits` "
+     "and `errors` (each failed key's exception)."},
     {"_get_multi_each", (PyCFunction)(void (*)(void))Client_get_multi_each_hooked, FAST,
      "_get_multi_each(keys, key_prefix='')\n--\n\n(hits, failed): get_multi's dict, and a "
      "dict of each key whose read failed with its exception (a value that cannot be decoded "
@@ -4804,7 +5013,8 @@ static PyMethodDef Client_methods[] = {
      "pair, in one pipelined round trip per server; returns the list of keys that were not "
      "stored (with fail_open, also those of a server down or timed out). A key that failed "
      "with an error (its server down or timed out without fail_open, a server error reply, "
-     "a value too large, a refused key, a value that cannot be serialized) raises once the "
+     "a value too large, a refused key, a str key or value UTF-8 cannot encode, a value "
+     "that cannot be serialized) raises once the "
      "others are stored, as delete_multi: the first such key's exception (ConnectionError, "
      "TimeoutError, ServerError, ClientError, ClientTypeError), with `key` and `results` "
      "({key: True stored, False not stored, or its exception})."},
@@ -4824,14 +5034,16 @@ static PyMethodDef Client_methods[] = {
      "set_multi_noreply(mapping, time=0, key_prefix='')\n--\n\nStores every pair as bytes "
      "(a value str, as its UTF-8, or bytes: any other type raises ClientTypeError, "
      "nothing sent) without waiting for each reply: the fastest bulk load. None; an item "
-     "refused before sending (a bad key, a value too large) fails alone and the call raises "
-     "the first failure once the others are sent. On text, memcached reports no refusal of "
+     "refused before sending (a bad key, a value too large, a str key or value UTF-8 cannot "
+     "encode) fails alone and the call raises the first failure once the others are sent "
+     "(a str UTF-8 cannot encode is refused first). On text, memcached reports no refusal of "
      "a noreply store: use set_multi to learn each item's outcome."},
     {"append_multi", (PyCFunction)(void (*)(void))Client_append_multi_hooked, FAST,
      "append_multi(mapping, key_prefix='')\n--\n\nAppends each value (str or bytes, as "
      "append; any other type raises ClientTypeError, nothing sent) to its key's value, in one "
      "pipelined round trip per server; returns the list of keys that were not stored "
-     "(missing), as replace_multi; a key that failed with an error raises, as set_multi."},
+     "(missing), as replace_multi; a key that failed with an error (a str key or value "
+     "UTF-8 cannot encode too: that item alone, unsent) raises, as set_multi."},
     {"prepend_multi", (PyCFunction)(void (*)(void))Client_prepend_multi_hooked, FAST,
      "prepend_multi(mapping, key_prefix='')\n--\n\nPrepends each value (str or bytes) to its "
      "key's value, as append_multi."},
@@ -4840,19 +5052,20 @@ static PyMethodDef Client_methods[] = {
      "every item, key -> (value, cas_unique) as gets/gets_multi give it, in one pipelined "
      "round trip per server: {key: True stored, False changed since read, None gone}, as "
      "cas answers. A CAS unique of 0 or None, or a value that is no (value, cas_unique) "
-     "pair, raises before anything is sent; a key's error raises once every item was tried, "
-     "with `key` and `results`."},
+     "pair, raises before anything is sent; a key's error (a refused key, a str key UTF-8 "
+     "cannot encode, unsent) raises once every item was tried, with `key` and `results`."},
     {"delete", (PyCFunction)(void (*)(void))Client_delete_hooked, FAST,
      "delete(key, time=None, noreply=None)\n--\n\nDeletes key; True when it existed."},
     {"delete_multi", (PyCFunction)(void (*)(void))Client_delete_multi_hooked, FAST,
      "delete_multi(keys, time=None, key_prefix='', noreply=None)\n--\n\nDeletes every key; True when all "
      "existed (a key listed twice counts once: deleted by its first occurrence). A key's "
-     "error raises once the others are deleted, with `key` and `results` ({key: True, "
-     "False or its exception})."},
+     "error (a refused key, a str key UTF-8 cannot encode, unsent) raises once the others "
+     "are deleted, with `key` and `results` ({key: True, False or its exception})."},
     {"incr_multi", (PyCFunction)(void (*)(void))Client_incr_multi_hooked, FAST,
      "incr_multi(keys, delta=1, key_prefix='')\n--\n\nAdds delta to every key in one "
      "pipelined round trip per server: the list of new values, None for a missing key. A "
-     "key's error (a value that is not a number) raises the first one after every key was "
+     "key's error (a value that is not a number, a refused key, a str key UTF-8 cannot "
+     "encode, unsent) raises the first one after every key was "
      "sent, with `key` the failed key and `results` the list of every key's answer (new "
      "value, None, or that key's exception)."},
     {"decr_multi", (PyCFunction)(void (*)(void))Client_decr_multi_hooked, FAST,
@@ -4931,8 +5144,9 @@ static PyMethodDef Client_methods[] = {
     {"touch_multi", (PyCFunction)(void (*)(void))Client_touch_multi_hooked, FAST,
      "touch_multi(keys, time=0, key_prefix='', *, expire=0, noreply=None)\n--\n\nSets every key's expiry in one "
      "pipelined round trip per server: {key: True when it existed, False when missing}; a "
-     "key's error raises once the others are touched, with `key` and `results` (that dict, "
-     "the key's exception in its place)."},
+     "key's error (a refused key, a str key UTF-8 cannot encode, unsent) raises once the "
+     "others are touched, with `key` and `results` (that dict, the key's exception in its "
+     "place)."},
     {"gets_multi", (PyCFunction)(void (*)(void))Client_gets_multi_hooked, FAST,
      "gets_multi(keys, key_prefix='')\n--\n\n{key: (value, cas_unique)} of the keys found, "
      "in one round trip per server (as get_multi: a failed key raises once every key is read, "
@@ -5005,38 +5219,71 @@ static PyObject *mod_tls_supported(PyObject *m, PyObject *noargs) {
 
 /* expiry_from_now(seconds): a duration as memcached's exptime, by the core's one rule
  * (mcpool_expiry_moment_from_now: above 30 days the unix time it ends at; a moment after
- * 2106 the number it is, so the call refusing it names that moment, never 4294967295). An
- * int beyond 64 bits is the nearest one (past: expired at once; future: refused by the
- * call). A float goes
- * through the core's rule for fractions first (mcpool_whole_seconds: 0.4 is 1 s, -0.3 is
- * past); NaN is refused. */
+ * 2106 the number it is, so the call refusing it names that moment, never 4294967295). A
+ * float goes through the core's rule for fractions first (mcpool_whole_seconds: 0.4 is 1 s,
+ * -0.3 is past). A negative int beyond 64 bits is past (expired at once). A duration whose
+ * moment is beyond what the core answers (INT64_MAX, its cap: an int from 2**63 on, a float
+ * from 2**63 on, a duration that ends after the year 292 billion) and a float that is no
+ * finite number are refused, never answered as another number (tester finding retest39 7:
+ * 2**64 answered 9223372036854775807): a ClientError in the core's words for a time refused
+ * (mcpool_expiry_checked, as flush_all's delay, the number named as given by time_message):
+ * `expiry_from_now: invalid duration: 18446744073709551616 is above 2147483647, the largest
+ * expiry memcached can honour`, `expiry_from_now: invalid duration: inf is not a finite
+ * number of seconds`, as Perl's. Anything but an int or a float is a ClientTypeError naming
+ * the call. */
 static PyObject *mod_expiry_from_now(PyObject *m, PyObject *arg) {
     (void)m;
+    store_time_t t = {0, 0, 0, NULL, 0}; /* t.given: the caller's number, if not t.seconds */
     if (PyFloat_Check(arg)) {
         double d = PyFloat_AsDouble(arg);
-        if (!isfinite(d)) { /* nan, inf, -inf (tester finding retest23 6: inf was a moment) */
-            PyErr_Format(ClientError, "seconds must be a finite number, not %R", arg);
-            return NULL;
+        t.nonfinite = !isfinite(d);
+        t.seconds = t.nonfinite ? INT64_MAX : mcpool_whole_seconds(d);
+        if (t.nonfinite || (double)t.seconds != d || t.seconds == INT64_MAX) {
+            /* named as a float (a subclass's repr may be another), as time_parse names it;
+             * also 2**63 itself, which the capped INT64_MAX compares equal to as a double */
+            PyObject *f = PyFloat_FromDouble(d);
+            t.given = f != NULL ? PyObject_Repr(f) : NULL;
+            Py_XDECREF(f);
+            if (t.given == NULL)
+                return NULL;
         }
-        return PyLong_FromLongLong(mcpool_expiry_moment_from_now(mcpool_whole_seconds(d)));
-    }
-    /* any integer with __index__ (numpy.int64), as the calls' times (time_arg) */
-    if (PyBool_Check(arg) || !PyIndex_Check(arg)) {
+    } else if (PyBool_Check(arg) || !PyIndex_Check(arg)) {
+        /* any integer with __index__ (numpy.int64), as the calls' times (time_arg) */
         PyErr_Format(ClientTypeError, "seconds must be an int or a float, not %.100s",
                      TPNAME(arg));
+        name_call("expiry_from_now", NULL);
         return NULL;
+    } else {
+        PyObject *i = PyNumber_Index(arg);
+        if (i == NULL)
+            return NULL;
+        int overflow = 0;
+        long long s = PyLong_AsLongLongAndOverflow(i, &overflow);
+        if (s == -1 && !overflow && PyErr_Occurred()) {
+            Py_DECREF(i);
+            return NULL;
+        }
+        t.seconds = overflow > 0 ? INT64_MAX : overflow < 0 ? INT64_MIN : (int64_t)s;
+        if (overflow > 0 && (t.given = PyObject_Str(i)) == NULL) {
+            Py_DECREF(i);
+            return NULL;
+        }
+        Py_DECREF(i);
     }
-    PyObject *i = PyNumber_Index(arg);
-    if (i == NULL)
-        return NULL;
-    int overflow = 0;
-    long long s = PyLong_AsLongLongAndOverflow(i, &overflow);
-    Py_DECREF(i);
-    if (s == -1 && !overflow && PyErr_Occurred())
-        return NULL;
-    if (overflow)
-        s = overflow > 0 ? LLONG_MAX : LLONG_MIN;
-    return PyLong_FromLongLong(mcpool_expiry_moment_from_now((int64_t)s));
+    int64_t at = t.nonfinite ? INT64_MAX : mcpool_expiry_moment_from_now(t.seconds);
+    uint32_t unused;
+    if (at < INT64_MAX ||
+        mcpool_expiry_checked("expiry_from_now", NULL, 0, "ttl", t.seconds, &unused) ==
+            MCPOOL_OK) {
+        Py_XDECREF(t.given);
+        return PyLong_FromLongLong(at);
+    }
+    /* the core's refusal of the time, named as a duration and as the caller wrote it, with
+     * the attributes of its status and `server` None, as time_refused's */
+    raise_at(ClientError, MCPOOL_INVALID_ARGUMENT, time_message("ttl", "duration", &t),
+             Py_None);
+    Py_XDECREF(t.given);
+    return NULL;
 }
 
 /* [(name, doc)] of the core's option table, in its order. */
@@ -5203,7 +5450,10 @@ static PyMethodDef module_methods[] = {
      "themselves would expire the item at once); 0 or less expires it at once (never 0, "
      "'never expires'); a float's positive fraction rounds up (0.4 is 1 s). A moment after "
      "2038 is refused by the call, which names it (the number answered is the moment asked, "
-     "never cut to 32 bits)."},
+     "never cut to 32 bits). A duration whose moment is beyond 2**63-1 (from 2**63 seconds "
+     "on) or a float that is no finite number raises ClientError naming it as given, never "
+     "another number ('expiry_from_now: invalid duration: 18446744073709551616 is above "
+     "2147483647, ...'); anything but an int or a float ClientTypeError."},
     {NULL, NULL, 0, NULL},
 };
 

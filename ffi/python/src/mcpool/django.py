@@ -544,7 +544,12 @@ class McpoolCache(BaseCache):
         # item is kept as long as memcached can keep one, and set() does not raise (Django's
         # backends send the number as it is: memcached reads it as negative, and the item
         # they report stored is expired at once).
-        return min(mcpool.expiry_from_now(int(timeout)), mcpool.MAX_TTL)
+        try:
+            return min(mcpool.expiry_from_now(int(timeout)), mcpool.MAX_TTL)
+        except mcpool.ClientError:
+            # a moment beyond what expiry_from_now answers (from 2**63 seconds on: it
+            # refuses, never answering another number) is past the last one too
+            return mcpool.MAX_TTL
 
     def validate_key(self, key):
         """memcached refuses the key: InvalidCacheKey (Django's memcached backends raise
