@@ -1148,6 +1148,12 @@ fn text(a: &[u8]) -> Result<&str, String> {
     })
 }
 
+/// [`text`] for the argument `what` names (`"gat TTL"`, `"stats GROUP"`), its refusal naming
+/// it (tester finding retest40 7: a non-UTF-8 TTL of `gat` named no command).
+fn text_of<'a>(what: &str, a: &'a [u8]) -> Result<&'a str, String> {
+    text(a).map_err(|e| format!("{what}: {e}"))
+}
+
 /// A typed value from the command line's argument (bytes: a text or int kind checks them).
 fn typed(kind: Kind, arg: &[u8]) -> Result<Value, String> {
     let shown = shown_key(arg);
@@ -1338,7 +1344,10 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
             show_flags,
         },
         ("gat" | "gats", [ttl, keys @ ..]) if !keys.is_empty() => Op::Read {
-            touch: Some(crate::seconds(&format!("{command} TTL"), text(ttl)?)?),
+            touch: Some({
+                let what = format!("{command} TTL");
+                crate::seconds(&what, text_of(&what, ttl)?)?
+            }),
             keys: keys.to_vec(),
             show_flags,
         },
@@ -1434,7 +1443,10 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
                 ));
             }
             let ttl = match ttl {
-                Some(v) => set_ttl(text(v).and_then(|v| crate::seconds("set-multi --ttl", v)))?,
+                Some(v) => set_ttl(
+                    text_of("set-multi --ttl", v)
+                        .and_then(|v| crate::seconds("set-multi --ttl", v)),
+                )?,
                 None => SetTtl::Seconds(0),
             };
             Op::SetMulti {
@@ -1471,7 +1483,7 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
         ("stats", _) => Op::Stats(stats_group(&pos)?),
         ("flush", [] | [_]) => Op::Flush(
             pos.first()
-                .map(|d| crate::seconds_as("flush DELAY", "delay", text(d)?))
+                .map(|d| crate::seconds_as("flush DELAY", "delay", text_of("flush DELAY", d)?))
                 .transpose()?,
         ),
         _ => return Err(wrong()),
@@ -1485,7 +1497,10 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
 /// such a group is refused here, saying why, before any server is asked (tester finding
 /// cli2 5).
 fn stats_group<'a>(pos: &[&'a [u8]]) -> Result<Option<&'a str>, String> {
-    let words = pos.iter().map(|w| text(w)).collect::<Result<Vec<_>, _>>()?;
+    let words = pos
+        .iter()
+        .map(|w| text_of("stats GROUP", w))
+        .collect::<Result<Vec<_>, _>>()?;
     let Some(&first) = words.first() else {
         return Ok(None);
     };

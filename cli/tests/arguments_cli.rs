@@ -368,6 +368,32 @@ fn messages_name_what_is_at_fault() {
             "{args:?}: {e}"
         );
     }
+    // ... named by the argument it is, where no key names it (tester finding retest40 7:
+    // `gat`'s TTL, set-multi's --ttl, flush's DELAY, stats's GROUP named no command)
+    for (args, bad, what) in [
+        (&["--servers", &s, "gat"][..], &b"1\xff"[..], "gat TTL: "),
+        (
+            &["--servers", &s, "set-multi", "a", "1", "--ttl"][..],
+            b"\xff",
+            "set-multi --ttl: ",
+        ),
+        (&["--servers", &s, "flush"][..], b"\xff", "flush DELAY: "),
+        (&["--servers", &s, "stats"][..], b"it\xff", "stats GROUP: "),
+    ] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpool"));
+        cmd.args(args).arg(std::ffi::OsStr::from_bytes(bad));
+        if args.contains(&"gat") {
+            cmd.arg("k");
+        }
+        let o = cmd.output().unwrap();
+        let e = stderr(&o);
+        assert!(
+            code(&o) == 2
+                && e.contains(&format!("{what}argument \""))
+                && e.contains("is not UTF-8"),
+            "{args:?}: {e}"
+        );
+    }
     // ... an unknown option after the command too (tester finding retest39 3)
     let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
         .args(["--servers", &s, "set", "k", "v"])
