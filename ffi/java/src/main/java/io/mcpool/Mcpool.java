@@ -113,10 +113,8 @@ public final class Mcpool implements AutoCloseable {
      * case ignored ({@code "io-timeout"} is {@code io_timeout}). */
     public static String optionDoc(String name) {
         notNull(name, "option name");
-        String want = Config.canonicalName(name);
-        int n = Native.optionCount();
-        for (int i = 0; i < n; i++) if (Native.optionName(i, false).equals(want)) return Native.optionName(i, true);
-        return null;
+        int i = Config.optionIndex(name);
+        return i >= 0 ? Native.optionName(i, true) : null;
     }
 
     /** The mcpool core's version. */

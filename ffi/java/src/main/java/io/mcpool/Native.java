@@ -246,6 +246,9 @@ final class Native {
     static native int optionCount();
     /** Option number i's name, or (doc) its line: type, unit, default, meaning; null past the end. */
     static native String optionName(int i, boolean doc);
+    /** The number of the option {@code name} (UTF-8, as written) names by the core's one rule
+     * for option names (space around it trimmed, case ignored, - as _), or -1 for none. */
+    static native int optionFind(byte[] name);
     /** Whether option number i holds a secret (the SASL password), the core's rule. */
     static native boolean optionIsSecret(int i);
     /** A server address (UTF-8) as the core's errors show it (mcpool_address_shown: a

@@ -351,10 +351,10 @@ public class SockIOPool {
         }
         c.set("sanitize_keys", Boolean.toString(sanitize));
         for (Map.Entry<String, String> e : options.entrySet()) {
-            // (a name and a value as the core reads them: blanks around, any case, - for _;
-            // a blank string is none: tester finding retest39 6)
+            // (a name as the core reads it, by the core's rule: tester findings retest39 6,
+            // retest40 5; a blank string is none)
             String v = e.getValue().trim();
-            if (e.getKey().trim().replace('-', '_').equalsIgnoreCase("libmemcached_config") && !v.isEmpty()) {
+            if (Config.canonicalName(e.getKey()).equals("libmemcached_config") && !v.isEmpty()) {
                 // the core would name a preset "whalin" the caller never wrote (retest38 note)
                 throw refused("setOption(\"" + e.getKey() + "\", ...)", "a SockIOPool is Whalin's pool: its "
                     + "placement and settings are its setters' (the whalin preset), which a libmemcached_config "
