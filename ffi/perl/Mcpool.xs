@@ -1308,8 +1308,9 @@ mcp_time_not_number(pTHX_ SV *sv, const char *op, const char *what, const uint8_
                 beyond = 1;
             }
         }
-        /* expiry_from_now's duration saturates (the call it is given to refuses it); a
-         * flush_all delay goes to the core, whose per-server results say it failed */
+        /* expiry_from_now's duration goes to the core's rule as INT64_MAX (mcp_seconds),
+         * refused there in the core's words and named as given; a flush_all delay goes to
+         * the core, whose per-server results say it failed */
         if (beyond && (strcmp(what, "duration") == 0 || strcmp(what, "delay") == 0))
             return 0;
     }
@@ -1330,9 +1331,9 @@ mcp_time_not_number(pTHX_ SV *sv, const char *op, const char *what, const uint8_
                   what, SVfARG(shown), (unsigned long)MCPOOL_MAX_TTL);
     else if (looks_like_number(shown))
         sv_catpvf(msg, ": invalid %s: %" SVf " is not a finite number of seconds", what, SVfARG(shown));
-    else
-        sv_catpvf(msg, ": invalid expiration time: \"%" SVf "\" is not a number of seconds",
-                  SVfARG(shown));
+    else /* expiry_from_now's: the noun its other refusals use (tester finding retest39 7) */
+        sv_catpvf(msg, ": invalid %s: \"%" SVf "\" is not a number of seconds",
+                  strcmp(what, "duration") == 0 ? "duration" : "expiration time", SVfARG(shown));
     mcpool_last_error_restore((const uint8_t *)SvPVX(msg), SvCUR(msg));
     SvREFCNT_dec(msg);
     return 1;
@@ -1365,6 +1366,24 @@ mcp_time_named(pTHX_ SV *sv, int64_t s)
     out = sv_2mortal(newSVpvn(msg, (STRLEN)(at - msg) + 2));
     sv_catpvn(out, g, gl);
     sv_catpvn(out, at + nl - 4, len - (size_t)(at - msg) - (nl - 4));
+    mcpool_last_error_restore((const uint8_t *)SvPVX(out), SvCUR(out));
+}
+
+/* After the core refused a time it names `what` ("ttl": mcpool_expiry_checked's name for a
+ * time memcached honours), the message in last_error names it `as` ("duration": the caller's
+ * word for it), the rest of the core's message as it is. */
+static void
+mcp_time_as(pTHX_ const char *what, const char *as)
+{
+    const char *msg = mcpool_last_error_message(), *at;
+    size_t len = mcpool_last_error_length();
+    SV *from = sv_2mortal(newSVpvf(": invalid %s: ", what)), *out;
+    at = ninstr(msg, msg + len, SvPVX(from), SvPVX(from) + SvCUR(from));
+    if (!at)
+        return;
+    out = sv_2mortal(newSVpvn(msg, (STRLEN)(at - msg)));
+    sv_catpvf(out, ": invalid %s: ", as);
+    sv_catpvn(out, at + SvCUR(from), len - (size_t)(at - msg) - SvCUR(from));
     mcpool_last_error_restore((const uint8_t *)SvPVX(out), SvCUR(out));
 }
 
@@ -1707,33 +1726,44 @@ mcp_batch_refusal(pTHX_ const mcpool_status *st, size_t n, SV *refused, size_t r
         }                                                                                 \
     } STMT_END
 
-/* An unsigned 64-bit argument (a CAS version) by its value (mcp_u64_value); undef, a negative
- * number, a fraction, 2**64 or a non-number croaks rather than send another number (SvUV
- * would make -1 into 2**64-1). */
+/* An argument a croak names as the caller gave it: in quotes, as read (mcp_shown: a dualvar by
+ * its number), or undef, unquoted. Magic already got. */
+#define MCP_GIVEN_FMT "%s%" SVf "%s"
+#define MCP_GIVEN_ARGS(sv)                                                                \
+    SvOK(sv) ? "'" : "", SVfARG(SvOK(sv) ? mcp_shown(aTHX_ sv) : sv_2mortal(newSVpvs("undef"))), \
+        SvOK(sv) ? "'" : ""
+
+/* An unsigned 64-bit argument (a CAS version) of the call `fn` on the key (k, klen) by its
+ * value (mcp_u64_value); undef, a negative number, a fraction, 2**64 or a non-number croaks
+ * rather than send another number (SvUV would make -1 into 2**64-1), naming the call, the key
+ * and the value as given, a dualvar by the number it is read by (as incr's delta: tester
+ * finding retest40 1). */
 static uint64_t
-mcp_u64_arg(pTHX_ SV *sv, const char *what, const char *fn)
+mcp_u64_arg(pTHX_ SV *sv, const char *what, const char *fn, const uint8_t *k, STRLEN klen)
 {
     uint64_t v;
     SvGETMAGIC(sv);
     if (!mcp_u64_value(aTHX_ sv, &v))
-        croak("%s: %s must be an integer from 0 to 2**64-1", fn, what);
+        croak("%s \"%.*s\": %s must be an integer from 0 to 2**64-1, not " MCP_GIVEN_FMT, fn,
+              (int)klen, (const char *)k, what, MCP_GIVEN_ARGS(sv));
     return v;
 }
 
 /* set_bytes' flags word by its value (mcp_u64_value): 0 to 2**32-1, as get_bytes returns it
  * (7, "7", 0x01010000, 2**10). undef, a negative number, a fraction, 2**32 and above, a
- * string that is not decimal digits ("4abc", "1e3", " 7") or a reference croak naming flags,
- * never wrapped or truncated into another word. A tied one is fetched once. */
+ * string that is not decimal digits ("4abc", "1e3", " 7") or a reference croak naming the
+ * call, the key (k, klen) and the flags as given (a dualvar by the number it is read by:
+ * tester finding retest40 1), never wrapped or truncated into another word. A tied one is
+ * fetched once. */
 static uint32_t
-mcp_flags_arg(pTHX_ SV *sv, const char *fn)
+mcp_flags_arg(pTHX_ SV *sv, const char *fn, const uint8_t *k, STRLEN klen)
 {
     uint64_t v;
     if (SvGMAGICAL(sv))
         sv = sv_2mortal(newSVsv(sv));
     if (!mcp_u64_value(aTHX_ sv, &v) || v > UINT32_MAX)
-        croak("Mcpool::%s: flags must be an integer from 0 to 4294967295 (2**32-1), not %s%" SVf "%s",
-              fn, SvOK(sv) ? "'" : "", SVfARG(SvOK(sv) ? sv : sv_2mortal(newSVpvs("undef"))),
-              SvOK(sv) ? "'" : "");
+        croak("%s \"%.*s\": flags must be an integer from 0 to 4294967295 (2**32-1), not "
+              MCP_GIVEN_FMT, fn, (int)klen, (const char *)k, MCP_GIVEN_ARGS(sv));
     return (uint32_t)v;
 }
 
@@ -1908,13 +1938,30 @@ tls_supported()
 IV
 expiry_from_now(seconds)
         SV *seconds
+    PREINIT:
+        int64_t s;
+        uint32_t unused;
     CODE:
         /* seconds from now (a duration) as memcached's exptime: the core's one rule,
          * mcpool_expiry_moment_from_now (above 30 days the unix time it ends at; a moment
-         * after 2106 the number it is, so the call refusing it names that moment) */
+         * after 2106 the number it is, so the call refusing it names that moment). A duration
+         * whose moment is beyond what the core answers (INT64_MAX, its cap: 2**63 and above,
+         * 1e30, "99999999999999999999", a duration that ends after the year 292 billion) is
+         * refused rather than answered as 9223372036854775807, a number the caller never
+         * asked for (tester finding retest40 6): in the core's words for that time refused
+         * (mcpool_expiry_checked), the number named as given (mcp_time_named) and the time
+         * as a duration, as Python's (expiry_from_now: invalid duration: 1e+30 is above
+         * 2147483647, the largest expiry memcached can honour). */
         if (mcp_time_not_number(aTHX_ seconds, "expiry_from_now", "duration", NULL, 0))
             croak("%s", mcpool_last_error_message());
-        RETVAL = (IV)mcpool_expiry_moment_from_now(mcp_seconds(aTHX_ seconds));
+        s = mcp_seconds(aTHX_ seconds);
+        RETVAL = (IV)mcpool_expiry_moment_from_now(s);
+        if (RETVAL == IV_MAX
+            && mcpool_expiry_checked("expiry_from_now", NULL, 0, "ttl", s, &unused) != MCPOOL_OK) {
+            mcp_time_named(aTHX_ seconds, s);
+            mcp_time_as(aTHX_ "ttl", "duration");
+            croak("%s", mcpool_last_error_message());
+        }
     OUTPUT:
         RETVAL
 
@@ -2250,7 +2297,7 @@ set_bytes(m, key, ...)
             croak("Usage: $memd->set_bytes($key, $value, $flags[, $expiration_time])");
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "set_bytes");
         v = mcp_bytes_arg(aTHX_ ST(2), &vlen, "set_bytes", k, klen);
-        flags = mcp_flags_arg(aTHX_ ST(3), "set_bytes");
+        flags = mcp_flags_arg(aTHX_ ST(3), "set_bytes", k, klen);
         if (items > 4) /* a set's: refused, the key is deleted (mcp_store_time) */
             MCP_STORE_TIME(t, ST(4), "set", MCPOOL_STORE_SET, k, klen);
         MCP_CORE(st = mcpool_client_set(m->client, k, klen, (const uint8_t *)v, vlen, flags, t));
@@ -2623,11 +2670,13 @@ void
 set_multi_noreply(m, ...)
         Mcpool m
     PREINIT:
-        /* per item: key, key length, value, value length (8 bytes each) */
-        uint64_t stackbuf[MCP_STACK_KEYS * 4];
+        /* per item: key, key length, value, value length, the time check's status (8 bytes
+         * each) */
+        uint64_t stackbuf[MCP_STACK_KEYS * 5];
         size_t n, i, at = 0;
         const uint8_t **keys, **vals;
         size_t *lens, *vlens;
+        mcpool_status *checked;
         mcpool_kind kind;
         mcpool_status st;
         char *block;
@@ -2648,11 +2697,12 @@ set_multi_noreply(m, ...)
         ENTER; /* the scope of the call's room (mcp_room) */
         mcp_room_init(aTHX_ &room, m, ST(0));
         block = mcp_room(aTHX_ &room, stackbuf, sizeof stackbuf,
-                         (n ? n : 1) * 4 * sizeof(uint64_t));
+                         (n ? n : 1) * 5 * sizeof(uint64_t));
         keys = (const uint8_t **)block;
         lens = (size_t *)(block + n * sizeof(uint64_t));
         vals = (const uint8_t **)(block + 2 * n * sizeof(uint64_t));
         vlens = (size_t *)(block + 3 * n * sizeof(uint64_t));
+        checked = (mcpool_status *)(block + 4 * n * sizeof(uint64_t));
         for (i = 0; i < n; i++) {
             SV *arg = ST(i + 1);
             AV *av;
@@ -2704,47 +2754,53 @@ set_multi_noreply(m, ...)
                       (unsigned long)i, (IV)s, (unsigned long)at, (IV)secs);
             }
         }
-        /* A refused time refuses the batch, as the core's set_multi_noreply refuses it: no
-         * item stored, and every item's key deleted, as a set so refused deletes it
-         * (mcpool_client_store_expiry_checked, the core's rule for a set's time: one
-         * round trip per key), so no older value is left to read (tester finding ttl 1).
-         * last_error is the first refused item's, naming its time as given, with the
-         * core's words about its key. A time that is not a number is given to the core as
-         * a number it refuses (INT64_MAX), and so are the other items' keys: the batch is
-         * refused as a whole, each of its sets with it. */
-        if (!why && timed
-            && mcpool_expiry_checked("set_multi_noreply", keys[at], lens[at], "ttl", secs, &ttl)
-                   != MCPOOL_OK) {
-            /* (checked first without I/O: a valid time goes with the batch, whose core
-             * refuses a bad key for that item alone) */
-            uint32_t unused;
-            MCP_CORE(refusal = mcpool_client_store_expiry_checked(
-                         m->client, "set_multi_noreply", MCPOOL_STORE_SET, keys[at], lens[at],
-                         secs, &unused));
-            mcp_time_named(aTHX_ at_sv, secs);
-            why = sv_2mortal(newSVpvn(mcpool_last_error_message(), mcpool_last_error_length()));
-            why_at = at;
-        } else if (why) {
-            uint32_t unused;
-            MCP_CORE(refusal = mcpool_client_store_expiry_checked(
-                         m->client, "set_multi_noreply", MCPOOL_STORE_SET, keys[why_at],
-                         lens[why_at], INT64_MAX, &unused));
-            if (refusal == MCPOOL_INVALID_ARGUMENT)
-                mcp_cat_set_refused(aTHX_ why, mcpool_last_error_message(),
-                                    mcpool_last_error_length());
-        }
-        if (why) {
-            for (i = 0; i < n; i++) {
-                uint32_t unused;
-                if (i == why_at)
-                    continue;
-                MCP_CORE((void)mcpool_client_store_expiry_checked(
-                    m->client, "set_multi_noreply", MCPOOL_STORE_SET, keys[i], lens[i], INT64_MAX,
-                    &unused));
+        /* The batch's one time, checked by the core's rule for a batch of sets sharing one
+         * time (mcpool_client_store_expiry_checked_multi: no I/O when it is taken). A refused
+         * time refuses the batch, as the core's set_multi_noreply refuses it: no item stored,
+         * nothing returned, and every item's key deleted, as a set so refused deletes it, in
+         * one batch whose messages say that the batch's other keys went too (the core's
+         * words, as set_multi's: tester finding retest40 2; it was one round trip per key,
+         * whose messages named one key deleted), so no older value is left to read (tester
+         * finding ttl 1). A time that is not a number ("5m", NaN, 1e30: skipped above, so
+         * the items' times are not all one) refuses the batch too: its keys go to the same
+         * check with a number it refuses (INT64_MAX), as mcp_store_time gives such a time
+         * to the single check. last_error is the first refused item's, naming its time as
+         * the caller wrote it (mcp_time_named; mcp_time_not_number's message), with the
+         * core's words about its key and the others. */
+        if (n && (why || timed)) {
+            int64_t checked_secs = INT64_MAX;
+            if (timed
+                && (!why
+                    || (at < why_at
+                        && mcpool_expiry_checked("set_multi_noreply", NULL, 0, "ttl", secs,
+                                                 &ttl) != MCPOOL_OK))) {
+                /* the items' one number (when it comes before a time that is not a number,
+                 * and is refused too, it is the one named; only the number is checked here,
+                 * no key: a key the core refuses must not pass for a refused time) */
+                checked_secs = secs;
+                why = NULL;
             }
-            mcpool_last_error_restore((const uint8_t *)SvPVX(why), SvCUR(why));
-            LEAVE;
-            XSRETURN_EMPTY;
+            for (i = 0; i < n; i++)
+                checked[i] = MCPOOL_OK;
+            MCP_CORE(refusal = mcpool_client_store_expiry_checked_multi(
+                         m->client, "set_multi_noreply", MCPOOL_STORE_SET, keys, lens, n,
+                         checked_secs, &ttl, checked));
+            if (why) {
+                size_t ml = 0;
+                const char *msg = mcpool_last_item_error_message(why_at, &ml);
+                if (ml && checked[why_at] == MCPOOL_INVALID_ARGUMENT)
+                    mcp_cat_set_refused(aTHX_ why, msg, ml);
+                mcpool_last_error_restore((const uint8_t *)SvPVX(why), SvCUR(why));
+                LEAVE;
+                XSRETURN_EMPTY;
+            }
+            if (refusal != MCPOOL_OK) {
+                /* the core's last error: the first item's (at, the first with a number),
+                 * its time put back as the caller wrote it */
+                mcp_time_named(aTHX_ at_sv, secs);
+                LEAVE;
+                XSRETURN_EMPTY;
+            }
         }
         MCP_CORE(st = mcpool_client_set_multi_noreply(m->client, keys, lens, vals, vlens, n, ttl));
         LEAVE; /* m may be freed here (a callback dropped the last reference): not used after */
@@ -3054,15 +3110,16 @@ set_counter(m, key, value, ...)
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "set_counter");
         SvGETMAGIC(value);
         if (!SvOK(value))
-            croak("set_counter: the value is undef, not an integer");
+            croak("set_counter \"%.*s\": the value is undef, not an integer", (int)klen,
+                  (const char *)k);
         if (SvROK(value)) { /* an object's string (Math::BigInt's digits), read as a string */
             const char *o = SvPV_nomg(value, vlen);
             value = sv_2mortal(newSVpvn(o, vlen));
         }
-        if (!mcp_u64_value(aTHX_ value, &n))
-            croak("set_counter: the value must be a decimal integer from 0 to "
-                  "18446744073709551615 (memcached's counters are unsigned 64-bit), not '%s'",
-                  SvPV_nomg(value, vlen));
+        if (!mcp_u64_value(aTHX_ value, &n)) /* named as incr names its delta */
+            croak("set_counter \"%.*s\": the value must be a decimal integer from 0 to "
+                  "18446744073709551615 (memcached's counters are unsigned 64-bit), not '%" SVf
+                  "'", (int)klen, (const char *)k, SVfARG(mcp_shown(aTHX_ value)));
         if (items > 3) /* a set's: refused, the key is deleted, as the core's set_counter does */
             MCP_STORE_TIME(t, ST(3), "set_counter", MCPOOL_STORE_SET, k, klen);
         MCP_CORE(st = mcpool_client_set_counter(m->client, k, klen, n, t));
@@ -3838,7 +3895,7 @@ set_with_version(m, key, value, version, ...)
          * false when not, nothing on an error (last_error names the server's version) */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "set_with_version");
         /* read as delete_with_version's (it was SvUV: -1 sent as 2**64-1, 2.5 as 2) */
-        ver = mcp_u64_arg(aTHX_ version, "the version", "set_with_version");
+        ver = mcp_u64_arg(aTHX_ version, "the version", "set_with_version", k, klen);
         v = mcp_value(aTHX_ m, value, &vlen, &kind);
         if (m->kind_flags[kind] < 0)
             croak("Mcpool::set_with_version: this value format stores such a value in another "
@@ -3866,7 +3923,7 @@ delete_with_version(m, key, version)
         /* delete with an explicit CAS version (meta E; memcached 1.6.27+): true when the key
          * existed, false when not, nothing on an error (last_error names the server's version) */
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "delete_with_version");
-        v = mcp_u64_arg(aTHX_ version, "the version", "delete_with_version");
+        v = mcp_u64_arg(aTHX_ version, "the version", "delete_with_version", k, klen);
         MCP_CORE(st = mcpool_client_delete_with_version(m->client, k, klen, v));
         RETURN_STATUS(st);
 
@@ -3891,7 +3948,7 @@ incr_with_version(m, key, delta, version)
          * read as incr's (mcp_delta: a bad one is refused, nothing sent) */
         fn = ix ? "decr_with_version" : "incr_with_version";
         k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, fn);
-        v = mcp_u64_arg(aTHX_ version, "the version", fn);
+        v = mcp_u64_arg(aTHX_ version, "the version", fn, k, klen);
         if (!mcp_delta(aTHX_ delta, fn, k, klen, &d, &why)) {
             mcpool_last_error_restore((const uint8_t *)SvPVX(why), SvCUR(why));
             XSRETURN_EMPTY;

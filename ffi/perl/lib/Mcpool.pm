@@ -1498,9 +1498,16 @@ value format stores under flags of its own (a reference, a character string with
 C<utf8 =E<gt> 1>, an integer or boolean under C<mcpool>'s format) croaks, nothing sent:
 store it with C<set_multi>. The batch has one expiration time: every item that gives one
 gives the same (an item without one: 0); differing ones croak, nothing sent; a time the core
-refuses is refused as C<set> refuses it: nothing stored and nothing returned, C<last_error>
-naming it, and every item's key deleted, as the core's C<set_multi_noreply> does for such a
-time (one C<delete> per key; L</BAD INPUT>).
+refuses (checked for the whole batch by the core's
+C<mcpool_client_store_expiry_checked_multi>), or one item's time that is not a number or is
+past 64 bits (C<'5m'>, NaN, C<1e30>), refuses the whole batch: nothing stored and nothing
+returned, and every item's key deleted, in one batch of C<delete>s, as the core's
+C<set_multi_noreply> does for such a time (L</BAD INPUT>).
+C<last_error> is the first refused item's message, naming its time as given and saying in
+the core's words that its key and the batch's other keys were deleted: C<set_multi_noreply
+"k": invalid ttl: 2147483648 is above 2147483647, ...; nothing was stored and the key was
+deleted, as memcached deletes it when it refuses a set, and so was the other key of this
+batch refused for its ttl>.
 
 What it returns depends on C<fail_open> (L</fail_open and on_operation (docs/tracing.md)>):
 
@@ -1576,7 +1583,9 @@ characters croaks (C<Wide character>: encode it first, C<Encode::encode_utf8>), 
 a reference (other than an object with overloaded C<"">) do, nothing stored. C<$flags> is an
 integer from 0 to 4294967295 (2**32-1), by its value: C<7>, C<"7">, C<2**10>; C<undef>, a
 negative number, a fraction, 2**32 or more, a string that is not decimal digits
-(C<"4abc">, C<"1e3">) or a reference croaks naming C<flags>, never wrapped or truncated into
+(C<"4abc">, C<"1e3">) or a reference croaks naming the call, the key and the flags as given
+(a dualvar by the number it is read by: C<set_bytes "k": flags must be an integer from 0 to
+4294967295 (2**32-1), not '-1'> for C<dualvar(-1, '7')>), never wrapped or truncated into
 other flags.
 
 The core checks C<$flags> against the value format and the body against the kind they name:
@@ -1668,7 +1677,10 @@ decimal digits, an object by its string). C<18446744073709551615> (the integer l
 and C<incr> then wraps to 0, as memcached does; C<2**64-1> is a float equal to 2**64 (see
 L</incr, decr ($key, [$delta]), incr_multi, decr_multi (@keys or [$key, $delta], ...)>) and
 croaks. Anything else (a negative number, which no C<incr> could count on, C<1.5>, C<"1e3">,
-undef, a float of 2**64 or more) croaks. True when stored.
+undef, a float of 2**64 or more) croaks, naming the call, the key and the value as given, as
+C<incr> names a refused delta (a dualvar by the number it is read by: C<set_counter "k": the
+value must be a decimal integer from 0 to 18446744073709551615 (memcached's counters are
+unsigned 64-bit), not '-1'> for C<dualvar(-1, '7')>). True when stored.
 
 =item delete ($key) (alias remove), delete_multi (@keys or [$key, $delay], ...)
 
@@ -1892,7 +1904,9 @@ nothing with C<last_error> naming it, nothing sent. C<$version> is an integer fr
 2**64-1 read the same way (a float that is exactly an integer, such as C<2**63>, is taken; a
 string of decimal digits is read exactly); anything else (a negative number, a fraction, a
 float of 2**64 or more, undef) croaks, as it does for C<delete_with_version> and
-C<set_with_version>.
+C<set_with_version>, naming the call, the key and the version as given (a dualvar by the
+number it is read by): C<delete_with_version "k": the version must be an integer from 0 to
+2**64-1, not '-1'>.
 
 =item meta_info ($key)
 
@@ -1917,7 +1931,14 @@ themselves would be a moment in 1970: the item would expire at once while C<set>
 true); 0 or less expires the item at once (never 0, which is "never expires"); a fraction
 rounds up (the core's rule for fractions: C<0.4> is 1 second). A moment after
 2038 makes the command fail (memcached cannot hold it), never a shorter expiry; the number
-answered is the moment asked, never cut to 32 bits, so the failure names it. No I/O.
+answered is the moment asked, never cut to 32 bits, so the failure names it. A duration whose
+moment is beyond 2**63-1 (C<2**63> seconds and more, C<1e30>, C<'99999999999999999999'>: no
+number can answer it) croaks, in the core's words for such a time, naming the duration as
+given (as Perl prints it), never answered as another number (it was 9223372036854775807):
+C<expiry_from_now: invalid duration: 1e+30 is above 2147483647, the largest expiry memcached
+can honour>, as Python's C<expiry_from_now>. So do NaN and infinity (C<expiry_from_now:
+invalid duration: Inf is not a finite number of seconds>) and a string that is not a number
+(C<expiry_from_now: invalid duration: "abc" is not a number of seconds>). No I/O.
 
 =item set_servers (\@servers)
 
@@ -1996,7 +2017,9 @@ as a set refused as too large does, and C<last_error> says so (C<set "k": invali
 above 2147483647, the largest expiry memcached can honour; nothing was stored and the key was
 deleted, as memcached deletes it when it refuses a set>). The rule is the core's (for the
 times this binding checks before the store, C<mcpool_client_store_expiry_checked>: the
-delete is a round trip of its own), for a time that is not a number too: Cache::Memcached::Fast
+delete is a round trip of its own; for a C<set_multi_noreply>,
+C<mcpool_client_store_expiry_checked_multi>: one batch of deletes for all its keys, each
+message adding C<and so was the other key of this batch refused for its ttl>), for a time that is not a number too: Cache::Memcached::Fast
 sends such a set, which memcached stores already expired (or for a wrapped time), and reads a
 time string by its leading number (C<'1 hour'> is 1 second) and stores the value, so after
 it no older value is left to read, and none is after mcpool's refusal either. The other
@@ -2020,7 +2043,10 @@ C<3e9>. NaN and infinity
 is, named as given (C<add "k": invalid ttl: NaN is not a finite number of seconds>;
 C<get_lease> names C<vivify_ttl> or C<recache_below>, C<invalidate> C<stale_ttl>,
 C<flush_all> croaks with C<flush_all: invalid delay: Inf ...>, C<expiry_from_now> with
-C<invalid duration>); so is a time past 64 bits, once named 9223372036854775807:
+C<invalid duration>, for a string that is not a number too: C<expiry_from_now: invalid
+duration: "abc" is not a number of seconds>, and for a duration whose moment is past 2**63-1,
+C<expiry_from_now: invalid duration: 1e+30 is above 2147483647, ...>); so is a time past 64
+bits, once named 9223372036854775807:
 C<< $memd->set('k', 'v', 1e30) >> (C<1e30>, which Perl prints as C<1e+30>, the text named)
 leaves in C<last_error> exactly C<set "k": invalid ttl: 1e+30 is above 2147483647, the
 largest expiry memcached can honour; nothing was stored and the key was deleted, as

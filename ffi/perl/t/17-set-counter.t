@@ -50,8 +50,8 @@ for my $bad (-1, '-0', '-9223372036854775808', 1.5, '1e3', ' 7', '', '-', '+1', 
     '99999999999999999999', 'x')
 {
     ok(!eval { $m->set_counter($k, $bad); 1 }, "set_counter('$bad') croaks");
-    like($@, qr/set_counter: the value must be a decimal integer from 0 to 18446744073709551615/,
-        "... saying why");
+    like($@, qr/^set_counter "\Q$k\E": the value must be a decimal integer from 0 to 18446744073709551615 .*, not '\Q$bad\E'/,
+        "... saying why, naming the key and the value (tester finding retest40 1)");
 }
 ok(!eval { $m->set_counter($k, undef); 1 }, 'set_counter(undef) croaks');
 is(raw_get($k), undef, 'nothing was stored by any of them');

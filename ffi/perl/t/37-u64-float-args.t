@@ -119,8 +119,8 @@ for my $case (@refused) {
     my ($name, $d) = @$case;
     next if !$double && $name =~ /^2\*\*64-1/;
     ok(!eval { $m->set_counter($k, $d); 1 }, "set_counter($name) croaks");
-    like($@, qr/^set_counter: the value must be a decimal integer from 0 to 18446744073709551615 \(memcached's counters are unsigned 64-bit\), not '/,
-        '... with the same message as before');
+    like($@, qr/^set_counter "\Q$k\E": the value must be a decimal integer from 0 to 18446744073709551615 \(memcached's counters are unsigned 64-bit\), not '/,
+        '... with the same message as before, naming the key (tester finding retest40 1)');
 }
 is($m->incr($k, 0), '0E0', 'none of them was stored (the counter is still 0)');
 
@@ -143,10 +143,10 @@ is($m->incr($k, 0), '0E0', 'none of them was stored (the counter is still 0)');
         my ($name, $v) = @$case;
         next if !$double && $name =~ /^2\*\*64-1/;
         ok(!eval { $mm->delete_with_version($k, $v); 1 }, "delete_with_version($name) croaks");
-        like($@, qr/^delete_with_version: the version must be an integer from 0 to 2\*\*64-1/,
-            '... with the same message as before');
+        like($@, qr/^delete_with_version "\Q$k\E": the version must be an integer from 0 to 2\*\*64-1, not /,
+            '... with the same message as before, naming the key and the version (tester finding retest40 1)');
         ok(!eval { $mm->set_with_version($k, 'v', $v); 1 }, "set_with_version($name) croaks");
-        like($@, qr/^set_with_version: the version must be an integer from 0 to 2\*\*64-1/,
+        like($@, qr/^set_with_version "\Q$k\E": the version must be an integer from 0 to 2\*\*64-1, not /,
             '... as delete_with_version');
     }
 }

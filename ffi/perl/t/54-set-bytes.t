@@ -87,8 +87,8 @@ for my $f (@formats) {
         my ($given, $shown) = @$bad;
         my $label = defined $given ? "'$given'" : 'undef';
         ok(!eval { $m->set_bytes('nf', 'v', $given); 1 }, "flags $label croak");
-        like($@, qr/^Mcpool::set_bytes: flags must be an integer from 0 to 4294967295 \(2\*\*32-1\), not '?$shown/,
-            "... naming flags and what was given");
+        like($@, qr/^set_bytes "nf": flags must be an integer from 0 to 4294967295 \(2\*\*32-1\), not '?$shown/,
+            "... naming the call, the key, flags and what was given");
         ok(!raw("${p}nf"), '... nothing stored');
     }
 }
