@@ -516,3 +516,68 @@ fn a_proxy_that_closes_every_connection_is_marked_dead_and_left() {
     assert!(!c.server_states()[0].alive, "{:?}", c.server_states());
     assert_eq!(c.get("k9").unwrap().as_deref(), Some(&b"v"[..]));
 }
+
+/// Tester finding proxy2 2: when a dead proxy's retry came due, every call tried it, each
+/// waiting its `io_timeout` against a stalled one. One call tries it now; the calls that come
+/// while that try is under way go to the next proxy at once (two memcached servers stand in
+/// for two interchangeable proxies; the first one stalled with SIGSTOP).
+#[test]
+fn a_due_retry_of_a_stalled_proxy_is_one_calls_try_the_others_go_on() {
+    let (a, b) = (Memcached::start(&[]), Memcached::start(&[]));
+    let prefix = unique("ppdue");
+    let c = Client::builder()
+        .servers([a.addr(), b.addr()])
+        .distribution("proxy-pool".parse().unwrap())
+        .key_prefix(prefix.clone())
+        .max_size(8)
+        .min_idle(0)
+        .io_timeout(Duration::from_millis(400))
+        .failure_limit(1)
+        .retry_timeout(Duration::from_millis(300))
+        .retry_timeout_max(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    // Each "proxy" its own copy, to tell which one answered.
+    for (mc, v) in [(&a, &b"a"[..]), (&b, &b"b"[..])] {
+        let direct = Client::builder()
+            .server(&mc.addr())
+            .key_prefix(prefix.clone())
+            .build()
+            .unwrap();
+        assert!(direct.set("k", v, 0).unwrap().is_stored());
+    }
+    assert_eq!(c.get("k").unwrap().unwrap(), b"a");
+    a.freeze();
+    // The stalled first proxy times out, is marked dead, and the read is resent to the next.
+    assert_eq!(c.get("k").unwrap().unwrap(), b"b");
+    assert!(!c.server_states()[0].alive);
+    wait_until("the retry due", Duration::from_secs(10), || {
+        c.server_states()[0].alive
+    });
+    let timeouts = c.metrics()[0].timeouts;
+    let start = Arc::new(std::sync::Barrier::new(8));
+    let callers: Vec<_> = (0..8)
+        .map(|_| {
+            let (c, start) = (c.clone(), start.clone());
+            std::thread::spawn(move || {
+                start.wait();
+                c.get("k")
+            })
+        })
+        .collect();
+    for t in callers {
+        // (the try's own read is resent to the next proxy after its timeout, in time)
+        assert_eq!(t.join().unwrap().unwrap().unwrap(), b"b");
+    }
+    assert_eq!(
+        c.metrics()[0].timeouts - timeouts,
+        1,
+        "one call tried the stalled proxy, the others went to the next"
+    );
+    a.thaw();
+    wait_until(
+        "the first proxy used again",
+        Duration::from_secs(10),
+        || c.get("k").is_ok_and(|v| v.as_deref() == Some(&b"a"[..])),
+    );
+}
