@@ -16,6 +16,105 @@
 #include <string.h>
 #include <time.h>
 
+/* Croaks, and the thread's last error (POD "last_error": after a call of a method that can
+ * fail, last_error is that call's failure or ""; a croak is a failure). Every croak of this
+ * file (croak(), below) is mcp_croak: the message goes to last_error as it is, without the
+ * " at FILE line N." Perl appends to $@, and then it croaks, with the text croak() would
+ * have (croak_sv adds the place as croak does). With `keep`, for what a method that cannot
+ * fail refuses (server_for's key, its object not a client), it croaks the same and leaves
+ * last_error as it is (mcp_croak_putting_back below for a refusal the core words). */
+static void mcp_croak(pTHX_ int keep, const char *fmt, ...) __attribute__noreturn__;
+
+/* Sets this thread's last error to a message as Perl holds it (its bytes: UTF-8 for a
+ * character string), cut to the most the core takes back (MCPOOL_MAX_ERROR_MESSAGE, 1 MiB). */
+static void
+mcp_set_last_error(pTHX_ SV *msg)
+{
+    STRLEN len;
+    const char *p = SvPV(msg, len);
+    if (len > MCPOOL_MAX_ERROR_MESSAGE)
+        len = MCPOOL_MAX_ERROR_MESSAGE;
+    mcpool_last_error_restore((const uint8_t *)p, len);
+}
+
+static void
+mcp_croak(pTHX_ int keep, const char *fmt, ...)
+{
+    va_list args;
+    SV *msg;
+    va_start(args, fmt);
+    msg = sv_2mortal(vnewSVpvf(fmt, &args));
+    va_end(args);
+    if (!keep)
+        mcp_set_last_error(aTHX_ msg);
+    croak_sv(msg);
+}
+
+#undef croak
+#define croak(...) mcp_croak(aTHX_ 0, __VA_ARGS__)
+
+/* The methods that cannot fail among the XSUBs whose first parameter is the object, m (those
+ * whose object is McpoolQuiet in the typemap). */
+static const char *const mcp_quiet_methods[] = { "_state", "server_labels", "value_format",
+    "server_for", "_scratch", "metrics", "metrics_prometheus", "server_states", "server_events",
+    "_op_records", NULL };
+
+/* xsubpp's check of the argument count ("Usage: Mcpool::get(m, key)"), in perl's words, by
+ * mcp_croak's rule: the XSUB of a method that can fail (its first parameter is its object, m,
+ * and it is not in mcp_quiet_methods) leaves the message in last_error, as its other croaks
+ * do (that check runs before the object's, which empties it); any other, perl's own. */
+static void mcp_croak_xs_usage(pTHX_ const CV *const cv, const char *const params)
+    __attribute__noreturn__;
+
+static void
+mcp_croak_xs_usage(pTHX_ const CV *const cv, const char *const params)
+{
+    GV *gv = CvGV((CV *)cv);
+    HV *stash;
+    size_t i;
+    if (!gv || params[0] != 'm' || (params[1] != ',' && params[1] != '\0'))
+        Perl_croak_xs_usage(cv, params);
+    for (i = 0; mcp_quiet_methods[i]; i++)
+        if (strEQ(GvNAME(gv), mcp_quiet_methods[i]))
+            Perl_croak_xs_usage(cv, params);
+    stash = GvSTASH(gv);
+    if (stash && HvNAME_HEK(stash))
+        croak("Usage: %" HEKf "::%" HEKf "(%s)", HEKfARG(HvNAME_HEK(stash)),
+              HEKfARG(GvNAME_HEK(gv)), params);
+    croak("Usage: %" HEKf "(%s)", HEKfARG(GvNAME_HEK(gv)), params);
+}
+
+#undef croak_xs_usage
+#define croak_xs_usage(cv, params) mcp_croak_xs_usage(aTHX_ cv, params)
+
+/* For a method that cannot fail whose refusal the core words (setting the last error as it
+ * does): this thread's last error before the core was asked, copied (NULL when empty), and
+ * the croak that puts it back (mcp_croak_putting_back: the message is made first, so it may
+ * quote the core's). */
+static SV *
+mcp_error_before(pTHX)
+{
+    size_t len = mcpool_last_error_length();
+    return len ? sv_2mortal(newSVpvn(mcpool_last_error_message(), len)) : NULL;
+}
+
+static void mcp_croak_putting_back(pTHX_ SV *before, const char *fmt, ...) __attribute__noreturn__;
+
+static void
+mcp_croak_putting_back(pTHX_ SV *before, const char *fmt, ...)
+{
+    va_list args;
+    SV *msg;
+    va_start(args, fmt);
+    msg = sv_2mortal(vnewSVpvf(fmt, &args));
+    va_end(args);
+    if (before)
+        mcp_set_last_error(aTHX_ before);
+    else
+        mcpool_last_error_clear();
+    croak_sv(msg);
+}
+
 typedef struct {
     mcpool_client *client;
     mcpool_config *config; /* kept to rebuild the client (namespace, compression, disconnect) */
@@ -227,29 +326,38 @@ mcp_magic(pTHX_ SV *sv)
     return NULL;
 }
 
+/* The state of an object, or a croak (keep: leaving last_error as it is, mcp_croak). */
 static mcp_t *
-mcp_from_sv(pTHX_ SV *sv)
+mcp_object(pTHX_ SV *sv, int keep)
 {
     MAGIC *mg = mcp_magic(aTHX_ sv);
     mcp_t *m;
     if (!mg)
-        croak("Mcpool: not an Mcpool object: one made by Mcpool->new in this thread is (a copy "
-              "made by threads::shared::shared_clone, Storable or another thread is not; "
-              "call methods as $memd->method(...))");
+        mcp_croak(aTHX_ keep, "Mcpool: not an Mcpool object: one made by Mcpool->new in this "
+                  "thread is (a copy made by threads::shared::shared_clone, Storable or another "
+                  "thread is not; call methods as $memd->method(...))");
     m = (mcp_t *)mg->mg_ptr;
     if (!m || !m->client)
-        croak("Mcpool: this client has been destroyed");
+        mcp_croak(aTHX_ keep, "Mcpool: this client has been destroyed");
     return m;
 }
 
+/* The object of a method that cannot fail (McpoolQuiet): last_error is left as it is, by
+ * its croaks too. */
+static mcp_t *
+mcp_from_sv(pTHX_ SV *sv)
+{
+    return mcp_object(aTHX_ sv, 1);
+}
+
 /* The object of a method that can fail: the thread's last error is emptied first, so that
- * when the method returns, last_error is its own failure or nothing (POD "last_error"). */
+ * when the method returns, last_error is its own failure or nothing (POD "last_error"); a
+ * croak of the check itself (not an object, destroyed) is the call's failure, as any other. */
 static mcp_t *
 mcp_call_from_sv(pTHX_ SV *sv)
 {
-    mcp_t *m = mcp_from_sv(aTHX_ sv);
     mcpool_last_error_clear();
-    return m;
+    return mcp_object(aTHX_ sv, 0);
 }
 
 /* Signals around calls into the core. A Perl signal handler that dies must never unwind
@@ -363,29 +471,37 @@ mcp_croak_status(pTHX_ const char *what, mcpool_status st)
  * message naming the method. A key with get magic (tied, $1) is fetched once into a mortal
  * copy, so that fetching the same SV again (given twice) cannot move bytes already handed
  * out (Cache::Memcached::Fast's SvPV_stable_storage). Keys are sent as Perl stores them,
- * as Cache::Memcached::Fast does (SvPV). */
+ * as Cache::Memcached::Fast does (SvPV). keep: a croak leaves last_error as it is (a method
+ * that cannot fail: mcp_croak). */
 static const char *
-mcp_key_bytes(pTHX_ SV *sv, STRLEN *len, const char *fn)
+mcp_key_bytes_as(pTHX_ SV *sv, STRLEN *len, const char *fn, int keep)
 {
     if (SvGMAGICAL(sv))
         sv = sv_2mortal(newSVsv(sv));
     if (!SvOK(sv))
-        croak("Mcpool::%s: the key is undef", fn);
+        mcp_croak(aTHX_ keep, "Mcpool::%s: the key is undef", fn);
     if (SvROK(sv) && !SvAMAGIC(sv)) {
         /* Cache::Memcached's [$hash, $key]: its $hash picks the server. The core places
          * every key by hashing the key, and no C ABI call takes a caller's hash, so the form
          * cannot be honoured; the message says so rather than only "a reference" (tester
          * finding keys 3), as code moving from Cache::Memcached meets it first. */
         if (SvTYPE(SvRV(sv)) == SVt_PVAV && av_len((AV *)SvRV(sv)) == 1)
-            croak("Mcpool::%s: the key is an array reference of two elements, "
-                  "Cache::Memcached's [$hash, $key] form, whose $hash picks the server; mcpool "
-                  "places every key by the hash of the key itself and cannot honour a caller's "
-                  "hash: pass the key ($key) instead; its server may then differ from the one "
-                  "Cache::Memcached picks for [$hash, $key]", fn);
-        croak("Mcpool::%s: the key must be a string, not a reference (%s)", fn,
-              sv_reftype(SvRV(sv), 0));
+            mcp_croak(aTHX_ keep, "Mcpool::%s: the key is an array reference of two elements, "
+                      "Cache::Memcached's [$hash, $key] form, whose $hash picks the server; "
+                      "mcpool places every key by the hash of the key itself and cannot honour "
+                      "a caller's hash: pass the key ($key) instead; its server may then differ "
+                      "from the one Cache::Memcached picks for [$hash, $key]", fn);
+        mcp_croak(aTHX_ keep, "Mcpool::%s: the key must be a string, not a reference (%s)", fn,
+                  sv_reftype(SvRV(sv), 0));
     }
     return SvPV_nomg(sv, *len);
+}
+
+/* mcp_key_bytes_as for a method that can fail: a croak leaves its message in last_error. */
+static const char *
+mcp_key_bytes(pTHX_ SV *sv, STRLEN *len, const char *fn)
+{
+    return mcp_key_bytes_as(aTHX_ sv, len, fn, 0);
 }
 
 /* Makes the key argument in *slot (a Perl stack slot) a plain string, fetched once: a key
@@ -1941,6 +2057,7 @@ expiry_from_now(seconds)
     PREINIT:
         int64_t s;
         uint32_t unused;
+        SV *before;
     CODE:
         /* seconds from now (a duration) as memcached's exptime: the core's one rule,
          * mcpool_expiry_moment_from_now (above 30 days the unix time it ends at; a moment
@@ -1952,15 +2069,18 @@ expiry_from_now(seconds)
          * (mcpool_expiry_checked), the number named as given (mcp_time_named) and the time
          * as a duration, as Python's (expiry_from_now: invalid duration: 1e+30 is above
          * 2147483647, the largest expiry memcached can honour). */
+        /* it cannot fail (POD "last_error"): a refusal croaks with the core's words and
+         * leaves last_error as it was before (before) */
+        before = mcp_error_before(aTHX);
         if (mcp_time_not_number(aTHX_ seconds, "expiry_from_now", "duration", NULL, 0))
-            croak("%s", mcpool_last_error_message());
+            mcp_croak_putting_back(aTHX_ before, "%s", mcpool_last_error_message());
         s = mcp_seconds(aTHX_ seconds);
         RETVAL = (IV)mcpool_expiry_moment_from_now(s);
         if (RETVAL == IV_MAX
             && mcpool_expiry_checked("expiry_from_now", NULL, 0, "ttl", s, &unused) != MCPOOL_OK) {
             mcp_time_named(aTHX_ seconds, s);
             mcp_time_as(aTHX_ "ttl", "duration");
-            croak("%s", mcpool_last_error_message());
+            mcp_croak_putting_back(aTHX_ before, "%s", mcpool_last_error_message());
         }
     OUTPUT:
         RETVAL
@@ -2150,6 +2270,17 @@ _state(m)
         McpoolQuiet m
     CODE:
         /* the Perl side's state of this object (lib/Mcpool.pm) */
+        RETVAL = newRV_inc((SV *)m->state);
+    OUTPUT:
+        RETVAL
+
+SV *
+_call_state(m)
+        Mcpool m
+    CODE:
+        /* _state for a method of lib/Mcpool.pm that can fail (set_servers, namespace($new),
+         * enable_compress): as the XS ones, taking the object empties last_error, and a croak
+         * of its check (not an object, destroyed) leaves its message there (the typemap) */
         RETVAL = newRV_inc((SV *)m->state);
     OUTPUT:
         RETVAL
@@ -3357,7 +3488,8 @@ server_for(m, key)
         size_t len = 0;
         mcpool_status st;
     PPCODE:
-        k = (const uint8_t *)mcp_key_bytes(aTHX_ key, &klen, "server_for");
+        /* cannot fail (POD "last_error"): a bad key croaks leaving last_error as it is */
+        k = (const uint8_t *)mcp_key_bytes_as(aTHX_ key, &klen, "server_for", 1);
         MCP_CORE(st = mcpool_client_server_for(m->client, k, klen, &idx);
                  if (st == MCPOOL_OK)
                      st = mcpool_client_server_label(m->client, idx, &l, &len));
@@ -3632,8 +3764,12 @@ metrics_prometheus(m)
         const char *text = NULL;
         size_t len = 0;
         mcpool_status st;
+        SV *before;
     CODE:
-        /* the core's snapshot in the Prometheus text exposition format, without I/O */
+        /* the core's snapshot in the Prometheus text exposition format, without I/O; it
+         * cannot fail as metrics cannot (POD "last_error"): should the core refuse, the croak
+         * leaves last_error as it was (before) */
+        before = mcp_error_before(aTHX);
         RETVAL = &PL_sv_undef;
         MCP_CORE(st = mcpool_client_metrics(m->client, &snap));
         if (st == MCPOOL_OK) {
@@ -3642,7 +3778,8 @@ metrics_prometheus(m)
             mcpool_metrics_free(snap);
         }
         if (RETVAL == &PL_sv_undef)
-            croak("metrics_prometheus: %s", mcpool_last_error_message());
+            mcp_croak_putting_back(aTHX_ before, "metrics_prometheus: %s",
+                                   mcpool_last_error_message());
     OUTPUT:
         RETVAL
 
@@ -4028,10 +4165,7 @@ _clear_last_error()
 void
 _restore_last_error(msg)
         SV *msg
-    PREINIT:
-        STRLEN len;
-        const char *p;
     CODE:
-        /* what a method left, put back after the callbacks (Mcpool::Hooked) ran */
-        p = SvPV(msg, len);
-        mcpool_last_error_restore((const uint8_t *)p, len);
+        /* what a method left, put back after the callbacks (Mcpool::Hooked) ran; a croak's
+         * message of lib/Mcpool.pm's (Mcpool::_croak), as mcp_croak leaves the XS ones' */
+        mcp_set_last_error(aTHX_ msg);

@@ -34,6 +34,15 @@ my %cmf_args = map { $_ => 1 } qw(
 # (durations '250ms', '2s', or a bare number of seconds, Perl's convention; booleans; names).
 my %core_option = map { $_ => 1 } option_names();
 
+# Carp::croak, leaving the message first in last_error as it is given (without the place
+# Carp adds to $@): a croak of a method that can fail is its failure (POD "last_error"), as
+# the XS's croaks are (Mcpool.xs, mcp_croak). Every croak of this module's methods comes
+# here; goto, so that Carp sees the frames it would have seen.
+sub _croak {
+    _restore_last_error(join '', @_);
+    goto &Carp::croak;
+}
+
 # A string given as an option: a plain scalar, or an object that overloads "".
 sub _is_string {
     my $v = shift;
@@ -51,8 +60,8 @@ sub _num {
     return undef unless defined $v;
     my $range = $min == -$INF ? 'a finite number'
         : "a number between $min and $max" . ($unit ? " $unit" : '');
-    Carp::croak("Mcpool->new: $name must be $range, not a reference") if ref $v;
-    Carp::croak("Mcpool->new: $name must be $range (got '$v')")
+    _croak("Mcpool->new: $name must be $range, not a reference") if ref $v;
+    _croak("Mcpool->new: $name must be $range (got '$v')")
         unless Scalar::Util::looks_like_number($v)
         && $v == $v && $v != $INF && $v != -$INF    # not NaN nor an infinity
         && $v >= $min && $v <= $max;
@@ -208,7 +217,7 @@ sub _core_options {
     $add->(no_rehash => failover => $conf->{no_rehash} ? 'fail-fast' : 'rehash')
         if defined $conf->{no_rehash};
     for my $s (qw(namespace distribution)) {
-        Carp::croak("Mcpool->new: $s must be a string, not a reference")
+        _croak("Mcpool->new: $s must be a string, not a reference")
             if defined $conf->{$s} && !_is_string($conf->{$s});
     }
     # Cache::Memcached::Fast's Ketama: the weights given to the core are each server's point
@@ -228,7 +237,7 @@ sub _core_options {
     {
         my $v = $conf->{$name};
         next unless defined $v;
-        Carp::croak("Mcpool->new: $name must be a string or a number, not a reference")
+        _croak("Mcpool->new: $name must be a string or a number, not a reference")
             unless _is_string($v);
         # A bare number for a duration is seconds, Perl's convention (connect_timeout's and
         # io_timeout's, Cache::Memcached::Fast's, Python's): { io_timeout => 10,
@@ -251,7 +260,7 @@ sub _core_options {
 sub _shown_address {
     my ($who, $a) = @_;
     my $refusal = _address_refusal("$a");
-    Carp::croak("$who: $refusal") if defined $refusal;
+    _croak("$who: $refusal") if defined $refusal;
     return $a;
 }
 
@@ -259,7 +268,7 @@ sub _shown_address {
 # bad entry.
 sub _server_list {
     my ($servers, $who) = @_;
-    Carp::croak(ref $servers eq 'ARRAY' ? "$who: the server list is empty"
+    _croak(ref $servers eq 'ARRAY' ? "$who: the server list is empty"
             : "$who: servers must be an array reference of servers")
         unless ref $servers eq 'ARRAY' && @$servers;
     my (@addr, @weight);
@@ -268,29 +277,29 @@ sub _server_list {
         if (!ref $s) {
             ($a, $w) = ($s, 1);
         } elsif (ref $s eq 'HASH') {
-            Carp::croak('server should have { address => $addr }') unless defined $s->{address};
+            _croak('server should have { address => $addr }') unless defined $s->{address};
             ($a, $w) = ($s->{address}, $s->{weight} // 1);
         } elsif (ref $s eq 'ARRAY') {
-            Carp::croak('server should be [$addr, $weight]') unless defined $s->[0];
+            _croak('server should be [$addr, $weight]') unless defined $s->[0];
             ($a, $w) = ($s->[0], $s->[1] // 1);
         } else {
-            Carp::croak('Not a hash or array reference');
+            _croak('Not a hash or array reference');
         }
-        Carp::croak("$who: a server address is undef") unless defined $a;
-        Carp::croak("$who: a server address must be a string, not a reference")
+        _croak("$who: a server address is undef") unless defined $a;
+        _croak("$who: a server address must be a string, not a reference")
             unless _is_string($a);
-        Carp::croak("$who: server ${\ _shown_address($who, $a)}: the weight must be a number, "
+        _croak("$who: server ${\ _shown_address($who, $a)}: the weight must be a number, "
                 . "not a reference")
             if ref $w;
-        Carp::croak("$who: server ${\ _shown_address($who, $a)}: the weight must be a number "
+        _croak("$who: server ${\ _shown_address($who, $a)}: the weight must be a number "
                 . "(got '$w')")
             unless Scalar::Util::looks_like_number($w) && $w == $w;
         # Cache::Memcached::Fast's words, with the entry named (a weight field of 0 in the
         # address is the core's configuration error, which names it too)
-        Carp::croak("Server weight should be positive ($who: server ${\ _shown_address($who, $a)}, "
+        _croak("Server weight should be positive ($who: server ${\ _shown_address($who, $a)}, "
                 . "weight $w)")
             unless $w > 0;
-        Carp::croak("$who: server ${\ _shown_address($who, $a)}: the weight must be at most $U32 "
+        _croak("$who: server ${\ _shown_address($who, $a)}: the weight must be at most $U32 "
                 . "(got $w)")
             unless $w <= $U32;
         # Cache::Memcached::Fast's IPv6 spelling, host and port split at the last ':'
@@ -332,7 +341,7 @@ sub _core_weights {
         my ($w, $iw) = ($weight->[$i]);
         if ($ketama) {
             $iw = int($ketama * $w + 0.5);
-            Carp::croak("$who: server ${\ _shown_address($who, $addr->[$i])}: ketama_points x "
+            _croak("$who: server ${\ _shown_address($who, $addr->[$i])}: ketama_points x "
                     . "weight must be at most $U32")
                 unless $iw <= $U32;
             Carp::carp("Mcpool: server ${\ _shown_address($who, $addr->[$i])}: weight $w gets no "
@@ -355,23 +364,24 @@ sub _core_weights {
 # set_servers (Cache::Memcached's): replaces the server list at run time, atomically.
 sub set_servers {
     my ($self, $servers) = @_;
-    _clear_last_error();
+    my $st = $self->_call_state;    # last_error emptied
     my ($addr, $raw) = _server_list($servers, 'Mcpool->set_servers');
-    my $weight = _core_weights($addr, $raw, $self->_state->{ketama}, 'Mcpool->set_servers');
+    my $weight = _core_weights($addr, $raw, $st->{ketama}, 'Mcpool->set_servers');
     _at_caller(sub { $self->_set_servers($addr, $weight) });
     return 1;
 }
 
 # Runs an XS call whose croak (an option or address the core refused) would name this
-# module's line; re-croaks its message at the caller's (Carp's), as the croaks made here do.
+# module's line; re-croaks its message at the caller's (Carp's), as the croaks made here do,
+# and leaves it in last_error without either place (a "<$fh> line N" Perl adds included).
 sub _at_caller {
     my $code = shift;
     my @r;
     local $@;
     return $r[0] if eval { @r = ($code->()); 1 };
     my $err = $@;
-    $err =~ s/ at \S+ line \d+\.\n\z// if !ref $err;
-    Carp::croak($err);
+    $err =~ s/ at \S+ line \d+(?:, <[^>]*> (?:line|chunk) \d+)?\.\n\z// if !ref $err;
+    _croak($err);
 }
 
 # The options with each name the core reads in another spelling ('io-timeout', 'IO_TIMEOUT')
@@ -383,7 +393,7 @@ sub _canonical_names {
     for my $name (sort keys %$conf) {
         my $c = ($perl_args{$name} || $cmf_args{$name} || $core_option{$name})
             ? $name : _option_canonical($name) // $name;
-        Carp::croak("Mcpool->new: '$given{$c}' and '$name' are the same option ($c)")
+        _croak("Mcpool->new: '$given{$c}' and '$name' are the same option ($c)")
             if exists $given{$c};
         $given{$c} = $name;
         $out{$c}   = $conf->{$name};
@@ -396,13 +406,13 @@ sub new {
     _clear_last_error();
     # No argument: no options, as Cache::Memcached::Fast->new() (a client without servers).
     $conf = {} if @_ < 2;
-    Carp::croak('Mcpool->new: expects a hash reference of options')
+    _croak('Mcpool->new: expects a hash reference of options')
         unless ref $conf eq 'HASH';
     $conf = _canonical_names($conf);
     # A resolver hook runs on the core's own threads, which cannot run Perl code: refused, not
     # ignored as an unknown argument would be (tester finding leaks 2: the client was built
     # resolving by the system, without a word but a warning).
-    Carp::croak('Mcpool->new: resolver is not available in Perl (the core resolves server '
+    _croak('Mcpool->new: resolver is not available in Perl (the core resolves server '
             . 'names on its own threads, which cannot run Perl code): give the servers by IP '
             . 'address, resolving them before new or set_servers, or by a name the system '
             . 'resolves')
@@ -442,7 +452,7 @@ sub new {
 
     my $core = _core_options($conf, $ketama);
     my $ser = $conf->{serialize_methods} // [\&Storable::nfreeze, \&Storable::thaw];
-    Carp::croak('Mcpool->new: serialize_methods must be [\&freeze, \&thaw]')
+    _croak('Mcpool->new: serialize_methods must be [\&freeze, \&thaw]')
         unless ref $ser eq 'ARRAY' && ref $ser->[0] eq 'CODE' && ref $ser->[1] eq 'CODE';
 
     my %o = (
@@ -458,10 +468,10 @@ sub new {
         namespace    => $conf->{namespace},
     );
     my $on_op = $conf->{on_operation};
-    Carp::croak('Mcpool->new: on_operation must be a code reference')
+    _croak('Mcpool->new: on_operation must be a code reference')
         if defined $on_op && ref $on_op ne 'CODE';
     my $cb = $conf->{on_server_event};
-    Carp::croak('Mcpool->new: on_server_event must be a code reference')
+    _croak('Mcpool->new: on_server_event must be a code reference')
         if defined $cb && ref $cb ne 'CODE';
     # With on_operation or on_server_event, the methods hand what the core queued (operation
     # records, server events) to the callbacks once they return, on this thread
@@ -508,17 +518,18 @@ sub _callback_died {
     return;
 }
 
-# _state (XS): this object's Perl-side state, a hash kept in its C state. DESTROY (XS) frees
-# both; it does nothing for a scalar blessed into Mcpool by other code.
+# _state (XS): this object's Perl-side state, a hash kept in its C state (_call_state: the same,
+# for a method that can fail: last_error emptied first). DESTROY (XS) frees both; it does
+# nothing for a scalar blessed into Mcpool by other code.
 
 sub namespace {
     my $self = shift;
-    my $st   = $self->_state;
+    # namespace($new) can fail (last_error emptied, _call_state); namespace() cannot
+    my $st   = @_ ? $self->_call_state : $self->_state;
     my $old  = $st->{namespace};
     if (@_) {
-        _clear_last_error();
         my $ns = $_[0] // '';
-        Carp::croak('Mcpool::namespace: the namespace must be a string, not a reference')
+        _croak('Mcpool::namespace: the namespace must be a string, not a reference')
             unless _is_string($ns);
         $self->_set_namespace($ns);
         $st->{namespace} = $ns;
@@ -528,8 +539,7 @@ sub namespace {
 
 sub enable_compress {
     my ($self, $enable) = @_;
-    _clear_last_error();
-    my $st = $self->_state;
+    my $st = $self->_call_state;    # last_error emptied
     my $on = $enable ? 1 : 0;
     # Cache::Memcached::Fast's rule (_cmf_threshold): the threshold's sign flips; the core
     # has its size already
@@ -710,8 +720,9 @@ sub namespace {
     my $self = shift;
     my $old  = $self->{namespace};
     if (@_) {
+        Mcpool::_clear_last_error();    # namespace($new) can fail, as Mcpool's
         my $ns = $_[0] // '';
-        Carp::croak('Mcpool::namespace: the namespace must be a string, not a reference')
+        Mcpool::_croak('Mcpool::namespace: the namespace must be a string, not a reference')
             unless Mcpool::_is_string($ns);
         $self->{namespace} = $ns;
     }
@@ -723,7 +734,7 @@ sub disconnect_all  { Mcpool::_clear_last_error(); return }
 sub close           { Mcpool::_clear_last_error(); return }
 
 sub set_servers {
-    Carp::croak('Mcpool->set_servers: this client was made without servers; '
+    Mcpool::_croak('Mcpool->set_servers: this client was made without servers; '
             . 'make one with them (Mcpool->new)');
 }
 
@@ -1775,10 +1786,19 @@ mcpool extension (Cache::Memcached::Fast has none: it only warns or returns noth
 as C<Mcpool::last_error()> or C<< $memd->last_error >>; it is per thread, not per object.
 The rule: B<after a call, C<last_error> is that call's failure or the empty string>. Every
 method that can fail (the commands, C<new>, C<namespace($new)>, C<enable_compress>,
-C<set_servers>, C<flush_all>, C<noop>, C<server_versions>, C<stats>, C<disconnect_all>) empties it when it
+C<set_servers>, C<flush_all>, C<noop>, C<server_versions>, C<stats>, C<disconnect_all>,
+C<close>) empties it when it
 starts; when it returns, it holds a message only if that call failed: it returned nothing
 (C<undef>), or a C<_multi> call returned C<undef> for some item (then the first failed
-item's message), or it croaked. The message names the command, the key, the server and the
+item's message), or it croaked: then the croak's message, as C<$@> has it without the
+C<" at FILE line N."> Perl adds, whatever refused (the binding's own checks of its
+arguments, C<Mcpool::get: the key is undef>, C<set_counter "k": the value must be a decimal
+integer ...>, C<Mcpool-E<gt>new: pool_size must be ...>; the argument count, C<Usage:
+Mcpool::get(m, key)>; a client destroyed or not an C<Mcpool>; or the core). A die of the
+caller's own code run during the call (the freeze method of C<serialize_methods>, a key's
+overloaded C<"">, a tied argument's C<FETCH>, a signal handler) is not a failure of the
+method's: it goes through as it is, and C<last_error> does not hold it (a thaw that dies is
+a value that cannot be read: below). The message names the command, the key, the server and the
 OS error (C<get "user:1": I/O error talking to 10.0.0.1:11211: Connection refused (os error
 111)>); that of a value that cannot be read (L</value_format>, L</SECURITY: Storable>) names
 the key and its flags but no server (the core's message for it has none; C<server_for>
@@ -1787,9 +1807,12 @@ the module takes on its own (asking the value format what it stores, an integer 
 its text under a format without integers) never show; nor do the calls an C<on_operation>
 or C<on_server_event> callback makes (the method's message is put back after them). The
 methods that cannot fail leave it as it is, so they may be called between a call and the
-look at C<last_error>: C<last_error> itself, C<server_labels>, C<server_for>, C<metrics>,
+look at C<last_error>: C<last_error> itself, C<last_item_error>, C<server_labels>,
+C<server_for>, C<metrics>, C<metrics_prometheus>,
 C<server_states>, C<server_events>, C<value_format>, C<namespace> without an argument, C<option_names>,
-C<option_doc>, C<library_version>, C<tls_supported>, C<expiry_from_now>.
+C<option_doc>, C<library_version>, C<tls_supported>, C<expiry_from_now>. They leave it as it
+is when they croak too (C<server_for> of an undef key, C<expiry_from_now> of C<'abc'>: the
+croak alone says why).
 
 =item metrics
 
