@@ -484,19 +484,21 @@ typedef struct {
     int nonfinite;
 } store_time_t;
 
-/* The thread's last error, a time refused by the core, as a new str: in the words the call
- * itself uses for 2**31 (`set "k": invalid ttl: 4294967296 is above 2147483647 ...`), the
- * number named as the caller wrote it (t's given, when it is not t's seconds). A time that is
- * no finite number, which the core was given as INT64_MAX, is named as given with its own
- * reason, the core's reason replaced up to its "; " (what a refused set did about the key is
- * kept): `set "k": invalid ttl: inf is not a finite number of seconds; nothing was stored and
- * the key was deleted, ...` (tester findings retest37 4, retest38 4: "expiry time must be a
- * finite number of seconds, not inf", no call, key or argument, and a set left the old
- * value). core_what is the core's name of the time, what the call's ("delay" is checked as
- * a "ttl"). NULL with an exception. */
-static PyObject *time_message(const char *core_what, const char *what, const store_time_t *t) {
-    PyObject *msg = PyUnicode_DecodeUTF8(mcpool_last_error_message(),
-                                         (Py_ssize_t)mcpool_last_error_length(), "replace");
+/* msg (a str, stolen; NULL: an exception already set), a time t refused by the core (the
+ * thread's last error: time_message; a batch item's own: mcpool_last_item_error_message), as
+ * a new str in the words the call itself uses for 2**31 (`set "k": invalid ttl: 4294967296
+ * is above 2147483647 ...`), the number named as the caller wrote it (t's given, when it is
+ * not t's seconds). A time that is no finite number, which the core was given as INT64_MAX,
+ * is named as given with its own reason, the core's reason replaced up to its "; " (what a
+ * refused set did about the key, and about the batch's other keys, is kept): `set "k":
+ * invalid ttl: inf is not a finite number of seconds; nothing was stored and the key was
+ * deleted, ...` (tester findings retest37 4, retest38 4: "expiry time must be a finite
+ * number of seconds, not inf", no call, key or argument, and a set left the old value). A
+ * message that is not the core's refusal of a time (a key the core cannot send) is kept as
+ * it is. core_what is the core's name of the time, what the call's ("delay" is checked as a
+ * "ttl"). NULL with an exception. */
+static PyObject *time_renamed(PyObject *msg, const char *core_what, const char *what,
+                              const store_time_t *t) {
     if (msg == NULL || (t->given == NULL && strcmp(core_what, what) == 0))
         return msg;
     if (t->nonfinite) {
@@ -538,6 +540,13 @@ static PyObject *time_message(const char *core_what, const char *what, const sto
     return named;
 }
 
+/* The thread's last error, a time t refused by the core, renamed by time_renamed. */
+static PyObject *time_message(const char *core_what, const char *what, const store_time_t *t) {
+    return time_renamed(PyUnicode_DecodeUTF8(mcpool_last_error_message(),
+                                             (Py_ssize_t)mcpool_last_error_length(), "replace"),
+                        core_what, what, t);
+}
+
 /* A time argument refused as the caller wrote it (tester finding expiry 3: one beyond 32
  * bits, or a negative lease time, was "expiry time must be between 0 and 2147483647
  * seconds", no call, key, argument or number): mcpool_expiry_checked's error for the call op
@@ -545,7 +554,7 @@ static PyObject *time_message(const char *core_what, const char *what, const sto
  * time_message's words, with `server` None as for 2**31. t: time_parse's (t->ok false). The
  * core takes no "delay" (flush_all's): it is checked as a "ttl" and named as the call names
  * it. Returns -1 with the exception, or 0 and *out if the core takes the time after all. A
- * store's time goes to store_expiry and raise_store, or store_time_status. */
+ * store's time goes to store_expiry and raise_store, or a batch's to store_times_checked. */
 static int time_refused(const char *op, PyObject *key, const char *what, const store_time_t *t,
                         uint32_t *out) {
     const char *core_what = strcmp(what, "delay") == 0 ? "ttl" : what;
@@ -671,7 +680,7 @@ static int time_arg(PyObject *o, const char *op, PyObject *key, const char *what
 /* Reads a store's time argument o (of the call `call` on key, NULL for a batch's) into *t
  * (time_parse's; release t->given after; NULL on an error): t->ok when the store takes
  * t->ttl as it is (0 to MCPOOL_MAX_TTL, a negative one as the core's EXPIRED_AT_ONCE);
- * otherwise for the core to check per key (store_time_status). -1 with an exception. */
+ * otherwise for the core to check (store_expiry, store_times_checked). -1 with an exception. */
 static int store_time_parse(PyObject *o, const char *call, PyObject *key, store_time_t *t) {
     if (time_parse(o, call, key, "ttl", t) < 0)
         return -1;
@@ -680,26 +689,46 @@ static int store_time_parse(PyObject *o, const char *call, PyObject *key, store_
     return 0;
 }
 
-/* The core's check of a refused store time t (t->ok false) for a store by op of key k (kn
- * bytes, as the store takes it: the core adds the client's key_prefix) in the call `call`,
- * by the store's own rule (mcpool_client_store_expiry_checked): refused, and for
- * MCPOOL_STORE_SET the key deleted (its own round trip), as the store itself would (tester
- * finding ttl 1: the clients mcpool replaces send such a set and memcached stores it
- * already expired, so no older value is left to read; a time that is no finite number too,
- * as Perl's: tester finding retest38 4). The status; for an error *msg is its message
- * (time_message's, a new str), or NULL with an exception (a signal handler that raised
- * during the delete, no memory). */
-static mcpool_status store_time_status(ClientObject *self, const char *call,
-                                       mcpool_store_op op, const uint8_t *k, size_t kn,
-                                       const store_time_t *t, uint32_t *out, PyObject **msg) {
+/* The core's check of a refused store time t (t->ok false) for a batch's m stores by op of
+ * the keys kptrs/klens (as the stores take them: the core adds the client's key_prefix; a key
+ * the binding refused is not among them) in the call `call`, by the stores' own rule
+ * (mcpool_client_store_expiry_checked_multi): refused for every key, and for
+ * MCPOOL_STORE_SET every key that can be sent deleted, in one batch, as the store itself
+ * would (tester finding ttl 1: the clients mcpool replaces send such a set and memcached
+ * stores it already expired, so no older value is left to read; a time that is no finite
+ * number too, as Perl's: tester finding retest38 4), each key's message saying so and
+ * whether the batch's other keys went too (tester finding retest40 2: checked key by key,
+ * each message named its own key's deletion alone); a key the core cannot send has its own
+ * error and is kept. 1 with *out when the core takes the time after all; 0 with sts[j], the
+ * j-th key's status, its message item_time_message(j); -1 with an exception (the call
+ * refused as a whole, a signal handler that raised during the deletes). */
+static int store_times_checked(ClientObject *self, const char *call, mcpool_store_op op,
+                               const uint8_t **kptrs, const size_t *klens, Py_ssize_t m,
+                               const store_time_t *t, uint32_t *out, mcpool_status *sts) {
     mcpool_status st;
-    *msg = NULL;
+    for (Py_ssize_t j = 0; j < m; j++)
+        sts[j] = MCPOOL_OK; /* left so when the call is refused as a whole */
     Py_BEGIN_ALLOW_THREADS
-    st = mcpool_client_store_expiry_checked(self->client, call, op, k, kn, t->seconds, out);
+    st = mcpool_client_store_expiry_checked_multi(self->client, call, op, kptrs, klens,
+                                                  (size_t)m, t->seconds, out, sts);
     Py_END_ALLOW_THREADS
-    if (st != MCPOOL_OK && !PyErr_Occurred())
-        *msg = time_message("ttl", "ttl", t);
-    return st;
+    if (PyErr_Occurred())
+        return -1;
+    if (st == MCPOOL_OK)
+        return 1;
+    if (st != MCPOOL_INVALID_ARGUMENT || m == 0 || sts[0] == MCPOOL_OK) {
+        raise_status(st);
+        return -1;
+    }
+    return 0;
+}
+
+/* The message of key j of store_times_checked's refusal of t, named as the caller wrote the
+ * time (time_renamed), a new str; NULL with no exception when the core kept none, NULL with
+ * an exception when the str could not be made. */
+static PyObject *item_time_message(Py_ssize_t j, const store_time_t *t) {
+    PyObject *msg = item_message(j);
+    return msg == NULL ? NULL : time_renamed(msg, "ttl", "ttl", t);
 }
 
 /* The expiry a single store (set, add, replace, cas, set_bytes, set_counter,
@@ -3120,8 +3149,9 @@ static PyObject *item_value_error(const char *call, PyObject *key, PyObject *val
 /* Stores pairs (mapping_pairs'; b their batch) with the store command op, in one pipelined
  * round trip per server, and fills b's statuses and messages. Every item has expiry t
  * (store_time_parse's; one the stores cannot take is refused for each key, after the
- * values are checked, by the core's rule for stores, store_time_status: a set's keys
- * deleted, nothing stored, each item failing as for 2**31), CAS
+ * values are checked, by the core's rule for stores, store_times_checked: a set's keys
+ * deleted in one batch, nothing stored, each item failing as for 2**31, its message naming
+ * the other keys' deletion), CAS
  * unique cas[i] (cas NULL: none; read for MCPOOL_STORE_CAS only) and, for a per-call
  * min_compress_len mcl (level: its compress_level), its own compression choice. With
  * bytes_only (append, prepend) a value is sent as its bytes, str or bytes only, as the single
@@ -3219,17 +3249,24 @@ static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
         }
         m++;
     }
-    if (!t->ok) {
-        /* above MCPOOL_MAX_TTL: the core refuses it for every key (the keys as the store
+    int taken = t->ok;
+    if (!t->ok && m > 0) {
+        /* above MCPOOL_MAX_TTL: the core refuses it for every key sent (the keys as the store
          * takes them, key_prefix included), so nothing is sent but a set's deletes */
+        uint32_t ttl = 0;
+        if ((taken = store_times_checked(self, name, op, kptrs, klens, m, t, &ttl, sent)) < 0)
+            goto done;
         for (Py_ssize_t j = 0; j < m; j++) {
             Py_ssize_t i = item[j];
-            b->sts[i] = store_time_status(self, name, op, kptrs[j], klens[j], t, &ttls[j],
-                                          &b->msgs[i]);
-            if (b->sts[i] != MCPOOL_OK && b->msgs[i] == NULL)
+            ttls[j] = ttl;
+            if (taken)
+                continue;
+            b->sts[i] = sent[j];
+            if ((b->msgs[i] = item_time_message(j, t)) == NULL && PyErr_Occurred())
                 goto done;
         }
-    } else if (m > 0) {
+    }
+    if (taken && m > 0) {
         mcpool_status st;
         Py_BEGIN_ALLOW_THREADS
         st = bytes_only
@@ -3360,8 +3397,9 @@ static PyObject *Client_replace_multi(ClientObject *self, PyObject *const *args,
  * value too large) as what the binding refused (a key or a value that is a str UTF-8 cannot
  * encode: unsent, tester finding retest39 4), the binding's refusal raised first, as the core
  * raises its own refusals before a failure to send. A time the stores cannot take is refused
- * for every key by the core's rule for sets (store_time_status: the keys deleted), nothing
- * stored, the first key's exception raised. */
+ * for every key sent by the core's rule for sets (store_times_checked: the keys deleted in
+ * one batch, each message naming the others' deletion), nothing stored, the first key's
+ * exception raised. */
 static PyObject *Client_set_multi_noreply(ClientObject *self, PyObject *const *args,
                                           Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"mapping", 0}, {"values", 0}, {"time", 1},
@@ -3388,9 +3426,10 @@ static PyObject *Client_set_multi_noreply(ClientObject *self, PyObject *const *a
     size_t *klens = PyMem_Calloc((size_t)n + 1, sizeof(*klens));
     const uint8_t **vptrs = PyMem_Calloc((size_t)n + 1, sizeof(*vptrs));
     size_t *vlens = PyMem_Calloc((size_t)n + 1, sizeof(*vlens));
+    mcpool_status *sts = PyMem_Calloc((size_t)n + 1, sizeof(*sts));
     memset(&ks, 0, sizeof ks);
     if (owners == NULL || refused == NULL || kptrs == NULL || klens == NULL || vptrs == NULL ||
-        vlens == NULL || (keys = PyTuple_New(n)) == NULL) {
+        vlens == NULL || sts == NULL || (keys = PyTuple_New(n)) == NULL) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
         goto done;
@@ -3434,28 +3473,29 @@ static PyObject *Client_set_multi_noreply(ClientObject *self, PyObject *const *a
         PyObject *first = NULL;
         mcpool_status first_st = MCPOOL_OK;
         Py_ssize_t first_at = -1;
-        for (Py_ssize_t i = 0, j = 0; i < n; i++) {
-            PyObject *msg;
+        int taken = m == 0 ? 0 : store_times_checked(self, name, MCPOOL_STORE_SET, kptrs,
+                                                      klens, m, &t, &ttl, sts);
+        if (taken < 0)
+            goto done;
+        for (Py_ssize_t i = 0, j = 0; !taken && i < n && first_at < 0; i++) {
             if (refused[i] != NULL)
                 continue;
-            mcpool_status st = store_time_status(self, name, MCPOOL_STORE_SET, kptrs[j],
-                                                 klens[j], &t, &ttl, &msg);
-            j++;
-            if (st != MCPOOL_OK && msg == NULL) {
-                Py_XDECREF(first);
-                goto done;
+            if (sts[j] != MCPOOL_OK) {
+                if ((first = item_time_message(j, &t)) == NULL && PyErr_Occurred())
+                    goto done;
+                first_st = sts[j], first_at = i;
             }
-            if (first == NULL && msg != NULL)
-                first = msg, first_st = st, first_at = i;
-            else
-                Py_XDECREF(msg);
+            j++;
         }
-        if (first != NULL && (first_refused < 0 || first_at < first_refused)) {
-            raise_at(error_class(first_st), first_st, first, Py_None);
+        if (first_at >= 0 && (first_refused < 0 || first_at < first_refused)) {
+            if (first == NULL) /* no message kept: the status's own */
+                raise_status(first_st);
+            else
+                raise_at(error_class(first_st), first_st, first, Py_None);
             goto done;
         }
         Py_XDECREF(first);
-        if (first_refused >= 0) {
+        if (!taken && first_refused >= 0) { /* nothing sent: the binding's refusal first */
             PyErr_SetObject((PyObject *)Py_TYPE(refused[first_refused]), refused[first_refused]);
             goto done;
         }
@@ -3484,6 +3524,7 @@ done:
     PyMem_Free(klens);
     PyMem_Free(vptrs);
     PyMem_Free(vlens);
+    PyMem_Free(sts);
     Py_XDECREF(keys);
     Py_DECREF(pairs);
     Py_XDECREF(t.given);
@@ -4186,6 +4227,28 @@ static PyObject *Client_server_for(ClientObject *self, PyObject *key) {
     if (st != MCPOOL_OK)
         return raise_status(st);
     return PyUnicode_DecodeUTF8(label, (Py_ssize_t)ll, "replace");
+}
+
+/* _server_index(key): the index in the configured server list (the list as given, an address
+ * listed twice being two entries) of the server key lives on, the core's placement
+ * (mcpool_client_server_for: the key as a command sends it, no I/O); a key no command would
+ * send raises as server_for's. For the compat modules (pylibmc's Client.hash). */
+static PyObject *Client_server_index(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kw) {
+    static const argname_t names[] = {{"key", 0}};
+    PyObject *a[1], *own;
+    const uint8_t *k;
+    size_t kn, idx;
+    mcpool_status st;
+    CHECK_OPEN(self);
+    if (parse_args("_server_index", args, nargs, kw, names, 1, 1, 1, 1, a) < 0 ||
+        call_key("_server_index", a[0], &k, &kn, &own) < 0)
+        return NULL;
+    st = mcpool_client_server_for(self->client, k, kn, &idx);
+    Py_XDECREF(own);
+    if (st != MCPOOL_OK)
+        return raise_status(st);
+    return PyLong_FromSize_t(idx);
 }
 
 static PyObject *Client_get_servers(ClientObject *self, void *closure) {
@@ -4954,19 +5017,22 @@ HOOKED_ONE(Client_close)
 HOOKED_ONE(Client_server_states)
 HOOKED_ONE(Client__set_servers)
 HOOKED_FAST(Client_server_for_kw)
+HOOKED_FAST(Client_server_index)
 
 static PyMethodDef Client_methods[] = {
     {"get", (PyCFunction)(void (*)(void))Client_get_hooked, FAST,
-     "get(key, default=None)\n--\n\nThe value of key, or default on a miss."},
+     "get($self, /, key, default=None)\n--\n\nThe value of key, or default on a miss."},
     {"gets", (PyCFunction)(void (*)(void))Client_gets_hooked, FAST,
-     "gets(key)\n--\n\n(value, cas_unique) of key, or (None, None) on a miss."},
+     "gets($self, /, key)\n--\n\n(value, cas_unique) of key, or (None, None) on a miss."},
     {"get_bytes", (PyCFunction)(void (*)(void))Client_get_bytes_hooked, FAST,
-     "get_bytes(key)\n--\n\n(bytes, flags, as_stored) of key, never deserialized, or None on "
+     "get_bytes($self, /, key)\n--\n\n"
+     "(bytes, flags, as_stored) of key, never deserialized, or None on "
      "a miss: as the value format delivers them (as_stored False), or, for a value it cannot "
      "deliver (another client's flags, a compressed body that does not inflate), as memcached "
      "holds it, flags as stored (as_stored True). One read, placed as get's."},
     {"set_bytes", (PyCFunction)(void (*)(void))Client_set_bytes_hooked, FAST,
-     "set_bytes(key, value, flags, time=0)\n--\n\nStores value's bytes (bytes, any bytes-like "
+     "set_bytes($self, /, key, value, flags, time=0, *, ttl=0, expire=0)\n--\n\n"
+     "Stores value's bytes (bytes, any bytes-like "
      "object, or str as UTF-8) under flags (an int, 0 to 2**32-1), never serialized: "
      "get_bytes' bytes and flags stored back are the same value (except flags 0 under the "
      "spymemcached and whalin formats: their bytes kind, docs/value-format.md). time (aliases ttl, expire) "
@@ -4974,43 +5040,58 @@ static PyMethodDef Client_methods[] = {
      "ValueFormatError, nothing sent (under the default format application flags are "
      "0 to 65535, or a value kind's flags as get_bytes gives them)."},
     {"get_multi", (PyCFunction)(void (*)(void))Client_get_multi_hooked, FAST,
-     "get_multi(keys, key_prefix='')\n--\n\nA dict of the keys found (one round trip per "
+     "get_multi($self, /, keys, key_prefix='')\n--\n\nA dict of the keys found (one round trip per "
      "server); key_prefix is prepended on the wire and not in the dict's keys. A key given "
      "twice, also as 'k' and b'k', is one entry, under its first spelling (as gets_multi, "
      "gat_multi and gats_multi). A key whose read failed (a server down, a refused key, a "
      "str key UTF-8 cannot encode, unsent) raises once every other key is read, with `hits` "
      "and `errors` (each failed key's exception)."},
     {"_get_multi_each", (PyCFunction)(void (*)(void))Client_get_multi_each_hooked, FAST,
-     "_get_multi_each(keys, key_prefix='')\n--\n\n(hits, failed): get_multi's dict, and a "
+     "_get_multi_each($self, /, keys, key_prefix='')\n--\n\n"
+     "(hits, failed): get_multi's dict, and a "
      "dict of each key whose read failed with its exception (a value that cannot be decoded "
      "raises). For the compat modules."},
     {"set", (PyCFunction)(void (*)(void))Client_set_hooked, FAST,
-     "set(key, value, time=0, min_compress_len=None, noreply=None, compress_level=None)\n--\n\n"
-     "Stores value; True when stored. time (alias expire) is the expiry in seconds, 0 for "
+     "set($self, /, key, value=None, time=0, min_compress_len=None, *, noreply=None, "
+     "compress_level=None, val=None, expire=0)\n--\n\n"
+     "Stores value (alias val: one of them is required); True when stored. time (alias "
+     "expire) is the expiry in seconds, 0 for "
      "never; one above MAX_TTL raises ClientError, nothing stored, and deletes key (as the "
      "clients mcpool replaces leave no older value). min_compress_len: compress this value when it reaches that many bytes (compared "
      "as the client's compression_compare; 0: never); compress_level: at that level (the "
      "codec's scale, zlib 0 to 9) instead of the client's."},
     {"add", (PyCFunction)(void (*)(void))Client_add_hooked, FAST,
-     "add(key, value, time=0, min_compress_len=None, noreply=None, compress_level=None)\n--\n\n"
-     "Stores only if key does not exist; False when it did."},
+     "add($self, /, key, value=None, time=0, min_compress_len=None, *, noreply=None, "
+     "compress_level=None, val=None, expire=0)\n--\n\n"
+     "Stores only if key does not exist; False when it did. Arguments as set's."},
     {"replace", (PyCFunction)(void (*)(void))Client_replace_hooked, FAST,
-     "replace(key, value, time=0, min_compress_len=None, noreply=None, compress_level=None)"
-     "\n--\n\nStores only if key exists; False when it did not."},
+     "replace($self, /, key, value=None, time=0, min_compress_len=None, *, "
+     "noreply=None, compress_level=None, val=None, expire=0)\n--\n\n"
+     "Stores only if key exists; False when it did not. Arguments as set's."},
     {"append", (PyCFunction)(void (*)(void))Client_append_hooked, FAST,
-     "append(key, value)\n--\n\nAppends str or bytes to an existing value; False when key is "
-     "missing."},
+     "append($self, /, key, value=None, time=0, min_compress_len=None, *, "
+     "noreply=None, val=None, expire=0)\n--\n\n"
+     "Appends str or bytes (value, alias val: one of them is required) to an existing value; "
+     "False when key is missing. time (alias expire), min_compress_len and noreply are "
+     "accepted and ignored, as python-memcached's append takes them (memcached keeps the "
+     "item's expiry and flags)."},
     {"prepend", (PyCFunction)(void (*)(void))Client_prepend_hooked, FAST,
-     "prepend(key, value)\n--\n\nPrepends str or bytes to an existing value; False when key is "
-     "missing."},
+     "prepend($self, /, key, value=None, time=0, min_compress_len=None, *, "
+     "noreply=None, val=None, expire=0)\n--\n\n"
+     "Prepends str or bytes to an existing value; False when key is missing. Arguments as "
+     "append's."},
     {"cas", (PyCFunction)(void (*)(void))Client_cas_hooked, FAST,
-     "cas(key, value, cas, time=0, *, expire=0, noreply=None, min_compress_len=None)\n--\n\nStores only if key's CAS unique is still cas: True "
+     "cas($self, /, key, value=None, cas=None, time=0, *, expire=0, noreply=None, "
+     "min_compress_len=None, val=None)\n--\n\n"
+     "Stores value (alias val; it and cas are required) only if key's CAS unique is still "
+     "cas, time (alias expire) as set's: True "
      "stored, False changed since gets(), None gone. cas 0 raises ClientError, nothing sent "
      "(no item has CAS 0; binary would store unconditionally)."},
     {"set_multi", (PyCFunction)(void (*)(void))Client_set_multi_hooked, FAST,
-     "set_multi(mapping, time=0, key_prefix='', min_compress_len=None, noreply=None, "
-     "compress_level=None)\n--\n\nStores every "
-     "pair, in one pipelined round trip per server; returns the list of keys that were not "
+     "set_multi($self, /, mapping=None, time=0, key_prefix='', "
+     "min_compress_len=None, *, noreply=None, compress_level=None, values=None, expire=0)\n--\n\n"
+     "Stores every pair of mapping (alias values: one of them is required; time alias "
+     "expire), in one pipelined round trip per server; returns the list of keys that were not "
      "stored (with fail_open, also those of a server down or timed out). A key that failed "
      "with an error (its server down or timed out without fail_open, a server error reply, "
      "a value too large, a refused key, a str key or value UTF-8 cannot encode, a value "
@@ -5019,151 +5100,185 @@ static PyMethodDef Client_methods[] = {
      "TimeoutError, ServerError, ClientError, ClientTypeError), with `key` and `results` "
      "({key: True stored, False not stored, or its exception})."},
     {"add_multi", (PyCFunction)(void (*)(void))Client_add_multi_hooked, FAST,
-     "add_multi(mapping, time=0, key_prefix='', min_compress_len=None, noreply=None, "
-     "compress_level=None)\n--\n\nAdds every "
-     "pair whose key does not exist, in one pipelined round trip per server; returns the "
+     "add_multi($self, /, mapping=None, time=0, key_prefix='', "
+     "min_compress_len=None, *, noreply=None, compress_level=None, values=None, expire=0)\n--\n\n"
+     "Adds every pair (arguments as set_multi's) whose key does not exist, in one pipelined round trip per server; returns the "
      "list of keys that were not stored (they existed; with fail_open, also those of a "
      "server down or timed out). A key that failed with an error raises, as set_multi."},
     {"replace_multi", (PyCFunction)(void (*)(void))Client_replace_multi_hooked, FAST,
-     "replace_multi(mapping, time=0, key_prefix='', min_compress_len=None, noreply=None, "
-     "compress_level=None)\n--\n\nReplaces every pair whose key exists, in one pipelined "
+     "replace_multi($self, /, mapping=None, time=0, key_prefix='', "
+     "min_compress_len=None, *, noreply=None, compress_level=None, values=None, expire=0)\n--\n\n"
+     "Replaces every pair (arguments as set_multi's) whose key exists, in one pipelined "
      "round trip per server; returns the list of keys that were not stored (missing; with "
      "fail_open, also those of a server down or timed out). A key that failed with an error "
      "raises, as set_multi."},
     {"set_multi_noreply", (PyCFunction)(void (*)(void))Client_set_multi_noreply_hooked, FAST,
-     "set_multi_noreply(mapping, time=0, key_prefix='')\n--\n\nStores every pair as bytes "
-     "(a value str, as its UTF-8, or bytes: any other type raises ClientTypeError, "
+     "set_multi_noreply($self, /, mapping=None, time=0, key_prefix='', *, values=None, "
+     "expire=0)\n--\n\n"
+     "Stores every pair of mapping (alias values: one of them is required; time alias "
+     "expire) as bytes (a value str, as its UTF-8, or bytes: any other type raises ClientTypeError, "
      "nothing sent) without waiting for each reply: the fastest bulk load. None; an item "
      "refused before sending (a bad key, a value too large, a str key or value UTF-8 cannot "
      "encode) fails alone and the call raises the first failure once the others are sent "
      "(a str UTF-8 cannot encode is refused first). On text, memcached reports no refusal of "
      "a noreply store: use set_multi to learn each item's outcome."},
     {"append_multi", (PyCFunction)(void (*)(void))Client_append_multi_hooked, FAST,
-     "append_multi(mapping, key_prefix='')\n--\n\nAppends each value (str or bytes, as "
+     "append_multi($self, /, mapping=None, key_prefix='', *, values=None)\n--\n\n"
+     "Appends each value of mapping (alias values: one of them is required; str or bytes, as "
      "append; any other type raises ClientTypeError, nothing sent) to its key's value, in one "
      "pipelined round trip per server; returns the list of keys that were not stored "
      "(missing), as replace_multi; a key that failed with an error (a str key or value "
      "UTF-8 cannot encode too: that item alone, unsent) raises, as set_multi."},
     {"prepend_multi", (PyCFunction)(void (*)(void))Client_prepend_multi_hooked, FAST,
-     "prepend_multi(mapping, key_prefix='')\n--\n\nPrepends each value (str or bytes) to its "
+     "prepend_multi($self, /, mapping=None, key_prefix='', *, values=None)\n--\n\n"
+     "Prepends each value (str or bytes) to its "
      "key's value, as append_multi."},
     {"cas_multi", (PyCFunction)(void (*)(void))Client_cas_multi_hooked, FAST,
-     "cas_multi(mapping, time=0, key_prefix='', *, expire=0)\n--\n\nCompare-and-swap of "
-     "every item, key -> (value, cas_unique) as gets/gets_multi give it, in one pipelined "
+     "cas_multi($self, /, mapping=None, time=0, key_prefix='', *, values=None, expire=0)\n--\n\n"
+     "Compare-and-swap of "
+     "every item of mapping (alias values: one of them is required; time alias expire), key -> (value, cas_unique) as gets/gets_multi give it, in one pipelined "
      "round trip per server: {key: True stored, False changed since read, None gone}, as "
      "cas answers. A CAS unique of 0 or None, or a value that is no (value, cas_unique) "
      "pair, raises before anything is sent; a key's error (a refused key, a str key UTF-8 "
      "cannot encode, unsent) raises once every item was tried, with `key` and `results`."},
     {"delete", (PyCFunction)(void (*)(void))Client_delete_hooked, FAST,
-     "delete(key, time=None, noreply=None)\n--\n\nDeletes key; True when it existed."},
+     "delete($self, /, key, time=None, *, noreply=None)\n--\n\n"
+     "Deletes key; True when it existed (time and noreply are accepted and ignored)."},
     {"delete_multi", (PyCFunction)(void (*)(void))Client_delete_multi_hooked, FAST,
-     "delete_multi(keys, time=None, key_prefix='', noreply=None)\n--\n\nDeletes every key; True when all "
+     "delete_multi($self, /, keys, time=None, key_prefix='', *, noreply=None)\n--\n\n"
+     "Deletes every key; True when all "
      "existed (a key listed twice counts once: deleted by its first occurrence). A key's "
      "error (a refused key, a str key UTF-8 cannot encode, unsent) raises once the others "
      "are deleted, with `key` and `results` ({key: True, False or its exception})."},
     {"incr_multi", (PyCFunction)(void (*)(void))Client_incr_multi_hooked, FAST,
-     "incr_multi(keys, delta=1, key_prefix='')\n--\n\nAdds delta to every key in one "
+     "incr_multi($self, /, keys, delta=1, key_prefix='')\n--\n\nAdds delta to every key in one "
      "pipelined round trip per server: the list of new values, None for a missing key. A "
      "key's error (a value that is not a number, a refused key, a str key UTF-8 cannot "
      "encode, unsent) raises the first one after every key was "
      "sent, with `key` the failed key and `results` the list of every key's answer (new "
      "value, None, or that key's exception)."},
     {"decr_multi", (PyCFunction)(void (*)(void))Client_decr_multi_hooked, FAST,
-     "decr_multi(keys, delta=1, key_prefix='')\n--\n\nSubtracts delta from every key (at "
+     "decr_multi($self, /, keys, delta=1, key_prefix='')\n--\n\nSubtracts delta from every key (at "
      "least 0), as incr_multi."},
     {"incr", (PyCFunction)(void (*)(void))Client_incr_hooked, FAST,
-     "incr(key, delta=1, noreply=None)\n--\n\nAdds delta to a decimal counter; its new value, or None when "
-     "key is missing."},
+     "incr($self, /, key, delta=1, *, noreply=None, value=1)\n--\n\n"
+     "Adds delta (alias value) to a decimal counter; its new value, or None when "
+     "key is missing (noreply is accepted and ignored)."},
     {"decr", (PyCFunction)(void (*)(void))Client_decr_hooked, FAST,
-     "decr(key, delta=1, noreply=None)\n--\n\nSubtracts delta (stopping at 0); the new value, or None when "
-     "key is missing."},
+     "decr($self, /, key, delta=1, *, noreply=None, value=1)\n--\n\n"
+     "Subtracts delta (alias value; stopping at 0); the new value, or None when "
+     "key is missing (noreply is accepted and ignored)."},
     {"set_counter", (PyCFunction)(void (*)(void))Client_set_counter_hooked, FAST,
-     "set_counter(key, value, time=0)\n--\n\nStores value (0 to 2**64-1) as a counter for "
+     "set_counter($self, /, key, value, time=0, *, expire=0)\n--\n\n"
+     "Stores value (0 to 2**64-1; time alias expire) as a counter for "
      "incr/decr (decimal text, flags 0, whatever the value format); True when stored, False when not (with "
      "fail_open, its server unreachable)."},
     {"touch", (PyCFunction)(void (*)(void))Client_touch_hooked, FAST,
-     "touch(key, time=0, noreply=None, *, expire=0)\n--\n\nSets a new expiry; True when key exists."},
+     "touch($self, /, key, time=0, *, noreply=None, expire=0)\n--\n\n"
+     "Sets a new expiry (time, alias expire); True when key exists."},
     {"flush_all", (PyCFunction)(void (*)(void))Client_flush_all_hooked, FAST,
-     "flush_all(delay=0, noreply=None)\n--\n\nInvalidates every item on every server."},
+     "flush_all($self, /, delay=0, *, noreply=None, time=0)\n--\n\n"
+     "Invalidates every item on every server after delay seconds (alias time)."},
     {"_stats", (PyCFunction)Client__stats_hooked, METH_VARARGS,
-     "_stats(group=None)\n--\n\n{server: {name: value} or exception}."},
+     "_stats($self, group=None, /)\n--\n\n{server: {name: value} or exception}."},
     {"_version", (PyCFunction)Client__version_hooked, METH_NOARGS,
-     "_version()\n--\n\n{server: {'version': text} or exception}."},
+     "_version($self, /)\n--\n\n{server: {'version': text} or exception}."},
     {"_noop", (PyCFunction)Client__noop_hooked, METH_NOARGS,
-     "_noop()\n--\n\n{server: {} or exception}."},
+     "_noop($self, /)\n--\n\n{server: {} or exception}."},
     {"get_lease", (PyCFunction)(void (*)(void))Client_get_lease_hooked, FAST,
-     "get_lease(key, vivify_ttl=30, recache_below=0)\n--\n\n(outcome, value, cas): outcome "
+     "get_lease($self, /, key, vivify_ttl=30, recache_below=0)\n--\n\n"
+     "(outcome, value, cas): outcome "
      "'hit', 'recompute' (compute and set it) or 'wait' (another caller is); value is the "
      "value or the stale one, None when there is none. Meta protocol only."},
     {"set_with_version", (PyCFunction)(void (*)(void))Client_set_with_version_hooked, FAST,
-     "set_with_version(key, value, version, time=0)\n--\n\nStores value with the explicit CAS "
+     "set_with_version($self, /, key, value, version, time=0)\n--\n\n"
+     "Stores value with the explicit CAS "
      "version `version` (meta protocol, memcached 1.6.27+); True when stored. A version of 0 "
      "is refused (memcached never gives an item CAS 0), on every *_with_version call."},
     {"delete_with_version", (PyCFunction)(void (*)(void))Client_delete_with_version_hooked, FAST,
-     "delete_with_version(key, version)\n--\n\nDeletes key with the explicit CAS version "
+     "delete_with_version($self, /, key, version)\n--\n\nDeletes key with the explicit CAS version "
      "`version` (meta protocol, memcached 1.6.27+); True when it existed."},
     {"incr_with_version", (PyCFunction)(void (*)(void))Client_incr_with_version_hooked, FAST,
-     "incr_with_version(key, delta, version)\n--\n\nincr giving the counter the explicit CAS "
+     "incr_with_version($self, /, key, delta, version)\n--\n\n"
+     "incr giving the counter the explicit CAS "
      "version `version` (meta protocol, memcached 1.6.27+): the new value, None on a miss."},
     {"decr_with_version", (PyCFunction)(void (*)(void))Client_decr_with_version_hooked, FAST,
-     "decr_with_version(key, delta, version)\n--\n\ndecr giving the counter the explicit CAS "
+     "decr_with_version($self, /, key, delta, version)\n--\n\n"
+     "decr giving the counter the explicit CAS "
      "version `version` (meta protocol, memcached 1.6.27+): the new value, None on a miss."},
     {"meta_info", (PyCFunction)(void (*)(void))Client_meta_info_kw_hooked, FAST,
-     "meta_info(key)\n--\n\nThe item's metadata without its value (meta protocol): a dict "
+     "meta_info($self, /, key)\n--\n\n"
+     "The item's metadata without its value (meta protocol): a dict "
      "with hit_before, last_access, ttl (None: never expires), cas, size, flags; None for a "
      "miss."},
     {"invalidate", (PyCFunction)(void (*)(void))Client_invalidate_hooked, FAST,
-     "invalidate(key, stale_ttl=30)\n--\n\nMarks key stale instead of deleting it; True when "
+     "invalidate($self, /, key, stale_ttl=30)\n--\n\n"
+     "Marks key stale instead of deleting it; True when "
      "it existed. Meta protocol only."},
     {"metrics", (PyCFunction)Client_metrics_hooked, METH_NOARGS,
-     "metrics()\n--\n\n{server: {metric: int}}: the core's counters and gauges, no I/O."},
+     "metrics($self, /)\n--\n\n{server: {metric: int}}: the core's counters and gauges, no I/O."},
     {"metrics_prometheus", (PyCFunction)Client_metrics_prometheus_hooked, METH_NOARGS,
-     "metrics_prometheus()\n--\n\nThe same snapshot in the Prometheus text exposition format "
+     "metrics_prometheus($self, /)\n--\n\n"
+     "The same snapshot in the Prometheus text exposition format "
      "(docs/metrics.md), no I/O."},
     {"disconnect_all", (PyCFunction)Client_disconnect_all_hooked, METH_NOARGS,
-     "disconnect_all()\n--\n\nCloses the client's connections: the idle ones now, those in "
+     "disconnect_all($self, /)\n--\n\nCloses the client's connections: the idle ones now, those in "
      "use when their call ends; the next call opens new ones (the servers' health is kept)."},
     {"close", (PyCFunction)Client_close_hooked, METH_NOARGS,
-     "close()\n--\n\nCloses the client, for an application shutting down: calls of other "
+     "close($self, /)\n--\n\nCloses the client, for an application shutting down: calls of other "
      "threads waiting for a pooled connection, and every later call, raise ClientError "
      "(MCPOOL_CLOSED) before anything is sent (a batch of no keys, which sends nothing, "
      "answers empty), and no connection is opened; idle connections close now, busy ones "
      "when their call ends. Idempotent."},
     {"server_states", (PyCFunction)Client_server_states_hooked, METH_NOARGS,
-     "server_states()\n--\n\n{server: {'alive': bool, 'failures': int, 'retry_in': seconds}}."},
+     "server_states($self, /)\n--\n\n"
+     "{server: {'alive': bool, 'failures': int, 'retry_in': seconds}}."},
     {"_set_servers", (PyCFunction)Client__set_servers_hooked, METH_O,
-     "_set_servers(servers)\n--\n\nReplaces the servers: a list of (address, weight)."},
+     "_set_servers($self, servers, /)\n--\n\nReplaces the servers: a list of (address, weight)."},
     {"server_for", (PyCFunction)(void (*)(void))Client_server_for_kw_hooked, FAST,
-     "server_for(key)\n--\n\nThe host:port label of the server key lives on (no I/O)."},
+     "server_for($self, /, key)\n--\n\nThe host:port label of the server key lives on (no I/O)."},
+    {"_server_index", (PyCFunction)(void (*)(void))Client_server_index_hooked, FAST,
+     "_server_index($self, /, key)\n--\n\n"
+     "The index in the configured server list of the server key "
+     "lives on (no I/O). For the compat modules (pylibmc's Client.hash)."},
     {"gat", (PyCFunction)(void (*)(void))Client_gat_hooked, FAST,
-     "gat(key, time)\n--\n\nGet-and-touch: the value of key, its expiry set to time (as "
-     "touch's: 0 never expires); None on a miss."},
+     "gat($self, /, key, time=None, *, expire=None)\n--\n\n"
+     "Get-and-touch: the value of key, its expiry set to time (alias expire: one of them is "
+     "required; as touch's: 0 never expires); None on a miss."},
     {"gats", (PyCFunction)(void (*)(void))Client_gats_hooked, FAST,
-     "gats(key, time)\n--\n\nAs gat, with the CAS unique: (value, cas_unique), or (None, "
+     "gats($self, /, key, time=None, *, expire=None)\n--\n\n"
+     "As gat, with the CAS unique: (value, cas_unique), or (None, "
      "None) on a miss."},
     {"touch_multi", (PyCFunction)(void (*)(void))Client_touch_multi_hooked, FAST,
-     "touch_multi(keys, time=0, key_prefix='', *, expire=0, noreply=None)\n--\n\nSets every key's expiry in one "
+     "touch_multi($self, /, keys, time=0, key_prefix='', *, noreply=None, expire=0)\n--\n\n"
+     "Sets every key's expiry (time, alias expire) in one "
      "pipelined round trip per server: {key: True when it existed, False when missing}; a "
      "key's error (a refused key, a str key UTF-8 cannot encode, unsent) raises once the "
      "others are touched, with `key` and `results` (that dict, the key's exception in its "
      "place)."},
     {"gets_multi", (PyCFunction)(void (*)(void))Client_gets_multi_hooked, FAST,
-     "gets_multi(keys, key_prefix='')\n--\n\n{key: (value, cas_unique)} of the keys found, "
+     "gets_multi($self, /, keys, key_prefix='')\n--\n\n"
+     "{key: (value, cas_unique)} of the keys found, "
      "in one round trip per server (as get_multi: a failed key raises once every key is read, "
      "with `hits`, these pairs, and `errors`, each failed key's exception)."},
     {"gat_multi", (PyCFunction)(void (*)(void))Client_gat_multi_hooked, FAST,
-     "gat_multi(keys, time, key_prefix='')\n--\n\nGet-and-touch of many keys: get_multi's "
-     "dict of the keys found, each found key's expiry set to time (as gat's: 0 never "
-     "expires), in one round trip per server."},
+     "gat_multi($self, /, keys, time=None, key_prefix='', *, expire=None)\n--\n\n"
+     "Get-and-touch of many keys: get_multi's "
+     "dict of the keys found, each found key's expiry set to time (alias expire: one of "
+     "them is required; as gat's: 0 never expires), in one round trip per server."},
     {"gats_multi", (PyCFunction)(void (*)(void))Client_gats_multi_hooked, FAST,
-     "gats_multi(keys, time, key_prefix='')\n--\n\nAs gat_multi, with the CAS uniques: "
+     "gats_multi($self, /, keys, time=None, key_prefix='', *, expire=None)\n--\n\n"
+     "As gat_multi, with the CAS uniques: "
      "{key: (value, cas_unique)} of the keys found, as gets_multi."},
     {"incr_or_init", (PyCFunction)(void (*)(void))Client_incr_or_init_hooked, FAST,
-     "incr_or_init(key, delta=1, initial=0, time=0)\n--\n\nAdds delta, or creates the counter "
-     "with initial (expiring after time) when key is missing: the new value (initial when "
+     "incr_or_init($self, /, key, delta=1, initial=0, time=0, *, expire=0)\n--\n\n"
+     "Adds delta, or creates the counter "
+     "with initial (expiring after time, alias expire) when key is missing: the new value "
+     "(initial when "
      "created)."},
     {"decr_or_init", (PyCFunction)(void (*)(void))Client_decr_or_init_hooked, FAST,
-     "decr_or_init(key, delta=1, initial=0, time=0)\n--\n\nSubtracts delta (stopping at 0), "
+     "decr_or_init($self, /, key, delta=1, initial=0, time=0, *, expire=0)\n--\n\n"
+     "Subtracts delta (stopping at 0), "
      "or creates the counter with initial when key is missing, as incr_or_init."},
     {NULL, NULL, 0, NULL},
 };

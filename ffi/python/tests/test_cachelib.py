@@ -142,3 +142,66 @@ def test_client_with_the_peers_preset_shares_the_cache_with_it(servers, prefix, 
     else:
         with pytest.raises(Exception):  # python-memcached: flags it does not know
             alone.get("n")
+
+
+# cachelib calls whose answers differ between python-memcached and pylibmc (each on a fresh
+# client: python-memcached marks its server dead after some errors)
+BIG = "x" * 2_000_000  # over memcached's 1 MiB item size (none of these four compresses it)
+DIFFERING_STEPS = [
+    ("set too large", lambda c: c.set("big", BIG)),
+    ("add too large", lambda c: c.add("big2", BIG)),
+    ("set_many with one too large", lambda c: c.set_many({"ok": 1, "big": BIG})),
+    ("delete missing", lambda c: c.delete("never")),
+    ("clear", lambda c: c.clear()),
+    ("set a key with a space", lambda c: c.set("a b", 1)),
+    ("set a key over 250 bytes", lambda c: c.set("k" * 300, 1)),
+    ("get a key with a space", lambda c: c.get("a b")),
+]
+
+
+def test_under_cachelib_only_the_drop_in_answers_as_python_memcached(server, prefix):
+    """(tester finding pyteam2 2) The README offered mcpool.Client(preset="python-memcached",
+    pickle=True) beside python-memcached under cachelib as the drop-in's equal: it stores and
+    places keys as python-memcached does, but answers as pylibmc (mcpool.Client's API): a
+    too-large value raises (python-memcached: False, set_many the keys stored), delete of a
+    missing key is False (True), clear() True (False), a refused key raises
+    mcpool.ClientError (MemcachedKeyCharacterError, MemcachedKeyLengthError). Only
+    mcpool.compat.memcache.Client answers as python-memcached; the README now says so."""
+    makers = {
+        "python-memcached": lambda: real_memcache.Client([server.addr]),
+        "compat.memcache": lambda: mcpool.compat.memcache.Client([server.addr]),
+        "preset": lambda: mcpool.Client([server.addr], preset="python-memcached", pickle=True),
+        "pylibmc": lambda: real_pylibmc.Client([server.addr]),
+    }
+    got = {}
+    for name, make in makers.items():
+        answers = []
+        for i, (label, step) in enumerate(DIFFERING_STEPS):
+            if name == "pylibmc" and "250" in label:
+                answers.append(None)  # libmemcached asserts on it (a crash, not an answer)
+                continue
+            p = "%s%s%d_" % (prefix, name.replace(".", "_").replace("-", "_"), i)
+            answers.append(outcome(step, cachelib.MemcachedCache(servers=make(), key_prefix=p)))
+            if label.startswith("set_many"):  # the other key stored by each, raised or not
+                answers.append(server.raw_get(p + "ok") is not None)
+        got[name] = answers
+    assert got["compat.memcache"] == got["python-memcached"]
+    ok, raised = (lambda t, v: ("ok", (t, v))), (lambda n: ("raised", n))
+    assert got["python-memcached"] == [
+        ok("bool", False), ok("bool", False), ok("list", [("str", "ok")]), True,
+        ok("bool", True), ok("bool", False), raised("MemcachedKeyCharacterError"),
+        raised("MemcachedKeyLengthError"), ok("NoneType", None)]
+    assert got["preset"] == [
+        raised("ClientError"), raised("ClientError"), raised("ClientError"), True,
+        ok("bool", False), ok("bool", True), raised("ClientError"), raised("ClientError"),
+        ok("NoneType", None)]
+    # pylibmc's answers (mcpool's ClientError where pylibmc raises TooBig or its own
+    # ClientError; the key over 250 bytes not asked of pylibmc)
+    mcpool_words = [raised("ClientError") if isinstance(a, tuple) and a[0] == "raised" else a
+                    for a in got["pylibmc"]]
+    assert mcpool_words[:7] + mcpool_words[8:] == got["preset"][:7] + got["preset"][8:]
+    # and the calls run() makes answer alike but for its delete of a key already deleted
+    theirs = unprefixed(run(makers["python-memcached"](), prefix + "rm_"), prefix + "rm_")
+    mine = unprefixed(run(makers["preset"](), prefix + "pm_"), prefix + "pm_")
+    assert [(a, b) for a, b in zip(theirs, mine) if a != b] == [(ok("bool", True),
+                                                                 ok("bool", False))]

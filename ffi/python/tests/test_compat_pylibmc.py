@@ -221,6 +221,59 @@ def test_pylibmc_placement_matches(servers, prefix):
             assert c._mc.server_for(k) == s.addr
 
 
+@pytest.mark.parametrize("behaviors", [None, {"ketama": True}, {"ketama": True, "hash": "md5"}],
+                         ids=["default", "ketama", "ketama-md5"])
+@pytest.mark.parametrize("order", ["given", "reversed", "listed-twice"])
+def test_pylibmc_hash_answers_the_server_index_as_pylibmc(servers, behaviors, order):
+    """(tester finding pyteam2 1) The drop-in had no Client.hash(key): pylibmc's answers the
+    index of the server the key goes to (libmemcached's memcached_generate_hash); the
+    drop-in answers it through the core's placement (the index in the server list). Side by
+    side with pylibmc on three servers, str and bytes keys, an address listed twice."""
+    addrs = [s.addr for s in servers]
+    addrs = {"given": addrs, "reversed": addrs[::-1], "listed-twice": addrs + addrs[:1]}[order]
+    r = real_pylibmc.Client(addrs, behaviors=behaviors)
+    c = compat_pylibmc.Client(addrs, behaviors=behaviors)
+    keys = ["k%d" % i for i in range(100)] + [b"b%d" % i for i in range(50)] + \
+        ["foo", "bar", "user:1", "\u00e9t\u00e9", b"caf\xc3\xa9"]
+    theirs = [r.hash(k) for k in keys]
+    assert [c.hash(k) for k in keys] == theirs
+    assert len(set(theirs)) >= 3  # every server has keys
+    # the index names the server the drop-in sends the key to
+    assert all(c._mc.server_for(k) == c._mc.servers[i] for k, i in zip(keys, theirs))
+
+
+def test_pylibmc_hash_under_sort_hosts_names_the_same_server(servers):
+    """With _sort_hosts pylibmc's index is into libmemcached's sorted list (by host, then
+    port); the drop-in's stays the index in the list as given (the module's docstring): the
+    same server either way, and the same number when the list is given sorted."""
+    by_port = sorted((s.addr for s in servers), key=lambda a: int(a.rsplit(":", 1)[1]))
+    keys = ["k%d" % i for i in range(60)]
+    for addrs in (by_port, by_port[::-1]):
+        r = real_pylibmc.Client(addrs, behaviors={"_sort_hosts": True})
+        c = compat_pylibmc.Client(addrs, behaviors={"_sort_hosts": True})
+        assert [addrs[c.hash(k)] for k in keys] == [by_port[r.hash(k)] for k in keys]
+        if addrs == by_port:
+            assert [c.hash(k) for k in keys] == [r.hash(k) for k in keys]
+
+
+def test_pylibmc_hash_refuses_a_key_as_pylibmc_or_as_the_other_calls(servers):
+    """A key pylibmc's hash refuses raises pylibmc's exception; one no command sends (which
+    pylibmc hashes all the same) raises as the drop-in's other calls refuse it."""
+    addrs = [s.addr for s in servers]
+    r = real_pylibmc.Client(addrs)
+    c = compat_pylibmc.Client(addrs)
+    for key in (1, None, ("a",), bytearray(b"k"), memoryview(b"k"), "\ud800"):
+        with pytest.raises(Exception) as theirs:
+            r.hash(key)
+        with pytest.raises(Exception) as ours:
+            c.hash(key)
+        assert (type(ours.value), str(ours.value)) == (type(theirs.value), str(theirs.value))
+    with pytest.raises(compat_pylibmc.ClientError, match="space or control byte"):
+        c.hash("a b")
+    with pytest.raises(ValueError, match="longer than 250 bytes"):
+        c.hash("k" * 251)
+
+
 def test_pylibmc_unknown_hash_raises(server):
     with pytest.raises(compat_pylibmc.Error):
         compat_pylibmc.Client([server.addr], behaviors={"hash": "hsieh"})
@@ -1213,6 +1266,44 @@ def test_replace_missing_and_counter_of_text_raise_as_pylibmc(server, prefix, bi
                     outcome(c.get, p + "ex"), outcome(c.incr, p + "miss")])
     assert got[0] == got[1]
     assert got[0][0] == (("raised", "NotFound") if binary else ("ok", ("bool", False)))
+
+
+INCR_MULTI_MIXES = [["nn", "missing"], ["missing", "nn"], ["nn", "ok"], ["ok", "nn"],
+                    ["nn", "nn2"], ["nn", "missing", "ok"], ["missing", "nn", "missing2"],
+                    ["ok", "missing"], ["nn"], ["ok", "ok2"], ["nn", "missing", "nn2"]]
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_incr_multi_with_failing_keys_raises_as_pylibmc(server, prefix, binary):
+    """(tester finding protocols 2) pylibmc increments every key and raises "N keys failed"
+    of the class of its last key's outcome when one key failed (that key's when it is the
+    last, NotFound when the last is missing, Error when it was incremented), Error when
+    several failed: with a missing key and one that is not a number, the order given decides.
+    The drop-in always raised the non-numeric key's class. Side by side, both orders, the
+    keys' values after."""
+    got = []
+    for mod in (real_pylibmc, compat_pylibmc):
+        c = mod.Client([server.addr], binary=binary)
+        p = prefix + mod.__name__.replace(".", "_") + ":"
+        steps = []
+        for keys in INCR_MULTI_MIXES:
+            c.set_multi({p + "nn": "x", p + "nn2": "y", p + "ok": "1", p + "ok2": "1"})
+            c.delete_multi([p + "missing", p + "missing2"])
+            res = outcome(c.incr_multi, [p + k for k in keys])
+            try:
+                c.incr_multi([p + k for k in keys])
+            except mod.Error as e:
+                words = str(e).split(" (")[0]
+            else:
+                words = None
+            steps.append((keys, res, words,
+                          unprefixed(c.get_multi([p + "ok", p + "ok2", p + "nn"]), p)))
+        got.append(steps)
+    assert got[0] == got[1]
+    mixed = {tuple(keys): res for keys, res, _, _ in got[1]}
+    assert mixed[("nn", "missing")] == ("raised", "NotFound")
+    assert mixed[("missing", "nn")] == ("raised", "UnknownReadFailure" if binary
+                                        else "ClientError")
 
 
 def test_a_timeout_raises_pylibmcs_base_error_not_connection_error(prefix, blackholed):

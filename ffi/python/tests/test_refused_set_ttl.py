@@ -3,8 +3,9 @@ finding ttl 1). The clients mcpool replaces (pylibmc, pymemcache, python-memcach
 such a set and memcached stores it already expired, so no older value is left to read;
 mcpool's binding checked the caller's time before the call and left the old value. Every
 store path now has its time checked by the core, last (a single store by the store itself,
-a batch's through mcpool_client_store_expiry_checked with the store's op and key): a set's
-key is deleted, add/replace/cas leave it as it was; nan and the infinities too (retest38 4);
+a batch's through mcpool_client_store_expiry_checked_multi with the store's op and the
+batch's keys): a set's key is deleted (a batch's keys in one batch, each message naming the
+others': retest40 2), add/replace/cas leave it as it was; nan and the infinities too (retest38 4);
 a store refused for its own argument (a version or CAS unique of 0) keeps it (retest38 3)."""
 import pytest
 
@@ -333,3 +334,77 @@ def test_a_stores_own_arguments_are_checked_before_its_time(server, prefix, big)
     with pytest.raises(mcpool.ClientError, match=DELETED):
         meta.set_with_version(k, "new", 5, big)
     assert meta.get(k) is None
+
+
+def others_deleted(n):
+    """The words a refused set's message ends with when n other keys of its batch were
+    refused for the ttl and deleted too (the core's, as C and the CLI say it)."""
+    if n == 1:
+        return DELETED + (", as memcached deletes it when it refuses a set, and so was the "
+                          "other key of this batch refused for its ttl")
+    return DELETED + (", as memcached deletes it when it refuses a set, and so were the %d "
+                      "other keys of this batch refused for their ttl" % n)
+
+
+def named_as_given(t):
+    return ("invalid ttl: %r is not a finite number of seconds" % t if isinstance(t, float)
+            else "invalid ttl: %d is above 2147483647" % t)
+
+
+@pytest.mark.parametrize("t", [2**31, 2**70, float("inf")], ids=repr)
+@pytest.mark.parametrize("call", ["set_multi", "set_multi_noreply"])
+def test_a_refused_batch_set_names_the_other_keys_deleted(server, prefix, call, t):
+    """(tester finding retest40 2) A batch set refused for its one time deletes every key,
+    but each key's message ended "...the key was deleted, as memcached deletes it when it
+    refuses a set", with no word of the batch's other keys (the binding checked the time key
+    by key): the batch's keys now go to the core's batch check, every key deleted in one
+    batch and each message naming the others' deletion, as C and the CLI say it; the time
+    named as the caller wrote it. A key the core cannot send ("a b") has its own error and a
+    key the binding refused (a lone surrogate) its own, neither counted among the others."""
+    mc = mcpool.Client([server.addr])
+    for keys in ([prefix + "k", prefix + "k2"], [prefix + "a", prefix + "b", prefix + "c"]):
+        want = others_deleted(len(keys) - 1)
+        items = {k: "new" for k in keys}
+        if len(keys) == 3:  # and two keys refused alone, neither sent nor counted
+            items = {keys[0]: "new", "a b": "new", keys[1]: "new", "\ud800": "new",
+                     keys[2]: "new"}
+        assert mc.set_multi({k: "old" for k in keys}) == []
+        with pytest.raises(mcpool.ClientError) as e:
+            getattr(mc, call)(items, t)
+        msg = str(e.value)
+        assert msg.startswith('%s "%s": %s' % (call, keys[0], named_as_given(t))), msg
+        assert msg.endswith(want), msg
+        if call == "set_multi":
+            assert e.value.key == keys[0]
+            for k in keys:
+                r = str(e.value.results[k])
+                assert r.startswith('set_multi "%s": %s' % (k, named_as_given(t))), r
+                assert r.endswith(want), r
+            if len(keys) == 3:
+                assert "invalid key" in str(e.value.results["a b"])
+                assert "deleted" not in str(e.value.results["a b"])
+                assert "lone surrogate" in str(e.value.results["\ud800"])
+        assert mc.get_multi(keys) == {}, call
+
+
+@pytest.mark.parametrize("t", [2**31, 2**70, float("inf")], ids=repr)
+def test_a_refused_batch_add_replace_cas_keep_their_keys(server, prefix, t):
+    """The batch check with the store's own op: add_multi, replace_multi and cas_multi
+    refused for their time keep every key, and no message speaks of a deletion."""
+    mc = mcpool.Client([server.addr])
+    keys = [prefix + "a", prefix + "b"]
+    assert mc.set_multi({k: "old" for k in keys}) == []
+    tokens = {k: mc.gets(k)[1] for k in keys}
+    for name, call in [("add_multi", lambda: mc.add_multi({k: "new" for k in keys}, t)),
+                       ("replace_multi", lambda: mc.replace_multi({k: "new" for k in keys}, t)),
+                       ("cas_multi", lambda: mc.cas_multi({k: ("new", tokens[k]) for k in keys},
+                                                          t))]:
+        with pytest.raises(mcpool.ClientError) as e:
+            call()
+        assert e.value.key == keys[0] and sorted(e.value.results) == keys, name
+        for k in keys:
+            r = str(e.value.results[k])
+            assert r.startswith('%s "%s": %s' % (name, k, named_as_given(t))), r
+            assert "deleted" not in r, r
+        assert mc.get_multi(keys) == {k: "old" for k in keys}, name
+    assert all(mc.cas(k, "new", tokens[k]) for k in keys)  # the items were never changed

@@ -65,6 +65,12 @@ What is pylibmc's and stays so:
   or ``ImportError`` for a class this process lacks, a ``__setstate__``'s own,
   ``UnpicklingError`` for corrupt bytes).
 - ``delete_multi`` deletes key by key as pylibmc: a key listed twice is False.
+- ``incr_multi`` increments every key it can; when some are missing or failed it raises as
+  pylibmc: ``NotFound`` "N keys not found" when none failed otherwise; when one key failed
+  (a value that is not a number, a refused key), "N keys failed" of the class its last key's
+  outcome gives (the failing key's when it is the last, ``NotFound`` when the last is
+  missing, ``Error`` when the last was incremented); ``Error`` when several failed. The
+  message also names the first failure.
 - ``get_multi`` with a server down returns the other servers' hits and raises
   ``ServerDown`` only when none of the keys' servers answered (libmemcached's mget, text
   protocol; a server that took the request and did not answer within ``_poll_timeout``
@@ -75,6 +81,13 @@ What is pylibmc's and stays so:
   mapping's order (``ConnectionError`` when the connect failed, ``ServerDown`` while it is
   disabled), ``get_stats`` and ``flush_all`` raise ``SomeErrors``, as pylibmc.
 - ``ClientPool`` and ``ThreadMappedPool`` with ``reserve()``; ``clone()``.
+- ``hash(key)``: the index of the server the key goes to, as pylibmc's (libmemcached's
+  ``memcached_generate_hash``), from the core's placement (the index in the server list as
+  given, an address listed twice being two entries). A key no command sends (a space, a
+  control byte, empty, over 250 bytes), which pylibmc hashes all the same, raises as the
+  other calls refuse it. With ``_sort_hosts`` pylibmc answers the index in libmemcached's
+  sorted list; here it stays the index in the list as given (the same server): they are
+  equal when the servers are listed sorted by host, then port.
 
 Not supported: pylibmc 1.6's ``serialize(value) -> (bytes, flags)`` /
 ``deserialize(bytes, flags)`` overridden in a subclass. The value layout is the core's
@@ -1074,9 +1087,13 @@ class Client:
         try:
             return fn(*args, **kw)
         except _mcpool.Error as e:
-            if self.binary and getattr(e, "status_name", None) == "MCPOOL_CLIENT_ERROR":
-                raise _with_status(UnknownReadFailure(str(e)), e) from None
-            raise _translate(e, _keys, _prefix) from None
+            raise self._counter_error(e, _keys, _prefix) from None
+
+    def _counter_error(self, e, keys=(), prefix=None):
+        """The pylibmc exception for a counter's mcpool exception e (_counter_call's)."""
+        if self.binary and getattr(e, "status_name", None) == "MCPOOL_CLIENT_ERROR":
+            return _with_status(UnknownReadFailure(str(e)), e)
+        return _translate(e, keys, prefix)
 
     def _counter(self, fn, key, delta):
         r = self._counter_call(fn, key, _delta(delta), _keys=[key])
@@ -1099,17 +1116,63 @@ class Client:
             raise OverflowError("incr_multi: delta %d is above 2**32-1, pylibmc's unsigned "
                                 "int (which it would apply modulo 2**32)" % delta)
         keys = list(keys)
-        got = self._counter_call(self._mc.incr_multi, keys, delta=delta,
-                                 key_prefix=key_prefix or "", _keys=keys, _prefix=key_prefix)
+        try:
+            got = self._mc.incr_multi(keys, delta=delta, key_prefix=key_prefix or "")
+        except _mcpool.Error as e:
+            results = getattr(e, "results", None)
+            if not isinstance(results, list) or len(results) != len(keys) or \
+                    (_refused_key(e) and _too_long(keys, key_prefix)):
+                # the call's own failure, or a key pylibmc finds too long (it sends nothing)
+                raise self._counter_error(e, keys, key_prefix) from None
+            for r in results:
+                if isinstance(getattr(r, "__cause__", None), UnicodeEncodeError):
+                    raise r.__cause__  # pylibmc's encode of the key raises, nothing sent
+            raise self._incr_multi_error(results, keys, key_prefix) from None
         missing = sum(1 for v in got or () if v is None)
         if missing:
             raise NotFound("%d keys not found" % missing)
+
+    def _incr_multi_error(self, results, keys, key_prefix):
+        """pylibmc's exception for an incr_multi some of whose keys failed with an error
+        (results: mcpool's, each key's new value, None when missing, or its exception).
+        pylibmc 1.6.3 increments every key and raises "N keys failed" (N the failed and the
+        missing ones) of the class its last key's outcome gives when one key failed (that
+        key's class when the last is the failing one, NotFound when the last is missing,
+        Error when it was incremented), Error when several failed (tester finding protocols
+        2: the non-numeric key's class was raised whatever the order); the message also
+        names the first failure."""
+        failed = [r for r in results if isinstance(r, BaseException)]
+        text = "%d keys failed (%s)" % (len(failed) + sum(1 for r in results if r is None),
+                                        failed[0])
+        last = results[-1]
+        if len(failed) == 1 and isinstance(last, BaseException):
+            exc = self._counter_error(last, keys, key_prefix)
+            exc.args = (text,)
+            return exc
+        if len(failed) == 1 and last is None:
+            return NotFound(text)
+        return Error(text)
 
     def touch(self, key, time):
         time = _time(time, touch=True)
         return _key_ok(key) and self._call(self._mc.touch, key, time, _keys=[key])
 
     # -- cluster -----------------------------------------------------------------------------
+
+    def hash(self, key):
+        """The index of the server ``key`` goes to, as pylibmc's ``hash(key)``
+        (libmemcached's ``memcached_generate_hash``): the core's placement, the key as a
+        command sends it, no I/O (``mcpool.Client.server_for``, by its index in the server
+        list). A key that is not str or bytes raises pylibmc's ``TypeError``, a str UTF-8
+        cannot encode its ``UnicodeEncodeError``; a key no command sends (a space, a control
+        byte, empty, over 250 bytes), which pylibmc hashes all the same, raises as the
+        other calls refuse it (``ClientError``, ``ValueError`` for one too long)."""
+        if not isinstance(key, (str, bytes)):
+            if isinstance(key, (bytearray, memoryview)):
+                raise TypeError("hash() argument 1 must be read-only bytes-like object, not %s"
+                                % type(key).__name__)
+            raise TypeError("a bytes-like object is required, not '%s'" % type(key).__name__)
+        return self._call(self._mc._server_index, key, _keys=[key])
 
     def get_stats(self, args=None):
         """``[(b"host:port (i)", {name: value}), ...]`` as pylibmc: the label bytes, i the
