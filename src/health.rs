@@ -244,19 +244,18 @@ impl Health {
                 .is_ok()
     }
 
-    /// Whether another caller of this process is trying the server now (see `trying`).
-    fn tried_by_another(&self) -> bool {
-        let now = self.trying.load(Ordering::Acquire);
-        now != 0 && now == crate::fork::generation().wrapping_add(1)
-    }
-
     /// May this caller send to the server now, and is it the one try of a dead server whose
     /// retry is due? One caller at a time tries it (tester finding proxy2 2: when the retry
     /// came due every call placed on the server tried it, and against a stalled server or
-    /// proxy each waited its `io_timeout`): while that try is under way the server rests
-    /// for every other caller ([`Health::may_try`] is false), and the try ends when the
-    /// returned [`Try::Retry`] is dropped, after its exchange has been recorded (a success
-    /// brings the server back, a failure rests it again). Alive: one load, no clock.
+    /// proxy each waited its `io_timeout`): while that try is under way every other caller
+    /// placed on the server finds it resting and sends nothing (its call fails as one that
+    /// found the server dead, at once), and the try ends when the returned [`Try::Retry`]
+    /// is dropped, after its exchange has been recorded (a success brings the server back,
+    /// a failure rests it again). Placement does not change for the try
+    /// ([`Health::may_try`]): only a marking or a return changes it, and the clean-up of the
+    /// copies written elsewhere follows those (tester finding failover3 1, 2: a server
+    /// leaving the table for the time of a try sent reads to older copies, and writes to
+    /// other servers that its return did not clean). Alive: one load, no clock.
     pub(crate) fn claim(&self) -> Try<'_> {
         let until = self.dead_until.load(Ordering::Relaxed);
         if until == 0 {
@@ -322,11 +321,28 @@ impl Health {
             .min(self.retry_max)
     }
 
-    /// May a request go to this server now? True when alive, or dead but due for a retry
-    /// that no other caller is trying ([`Health::claim`]).
+    /// [`Health::may_try`], and no other caller's try of its due retry under way
+    /// ([`Health::claim`]): `proxy-pool`'s choice of a proxy, where a call sent to the next
+    /// proxy instead changes no placement (the proxies front the same servers), so the calls
+    /// that come while one call tries a due proxy go on to the next at once.
+    pub(crate) fn may_try_now(&self) -> bool {
+        self.may_try() && !self.tried_by_another()
+    }
+
+    /// Whether another caller of this process is trying the server now (see `trying`).
+    fn tried_by_another(&self) -> bool {
+        let now = self.trying.load(Ordering::Acquire);
+        now != 0 && now == crate::fork::generation().wrapping_add(1)
+    }
+
+    /// May a request go to this server now? True when alive, or dead but due for a retry.
+    /// Placement reads this: a due server is back in the table (under `eject`) whether or
+    /// not another caller is trying it now, so that a try under way changes no placement
+    /// (tester finding failover3 1: a server leaving the table again for the time of a try
+    /// sent a read to a holder's older copy); [`Health::claim`] decides who sends to it.
     pub fn may_try(&self) -> bool {
         let until = self.dead_until.load(Ordering::Relaxed);
-        until == 0 || (now_ms() >= until && !self.tried_by_another())
+        until == 0 || now_ms() >= until
     }
 
     /// [`Health::record_failure_then`] with nothing to do before a marking (the tests').
@@ -460,9 +476,7 @@ impl Health {
             // A server that joined dead stays out of the ring until a try finds it
             // answering, its retry due or not (tester finding retest34 2: "alive" while no
             // call went to it).
-            // Nor does one go to a dead server while another caller tries its due retry.
-            alive: (until == 0 || (now >= until && !self.tried_by_another()))
-                && !self.is_unproven(),
+            alive: (until == 0 || now >= until) && !self.is_unproven(),
             failures: self.failures.load(Ordering::Relaxed),
             retry_in: (until > now).then(|| Duration::from_millis(until - now)),
         }
@@ -530,8 +544,8 @@ mod tests {
             panic!("the first caller tries it")
         };
         assert!(matches!(h.claim(), Try::Resting), "one try at a time");
-        assert!(!h.may_try() && h.is_ejected(1), "others see it resting");
-        assert!(!h.snapshot("x").alive);
+        // Placement does not change for the try (tester finding failover3 1).
+        assert!(h.may_try() && !h.is_ejected(1), "still due, in the table");
         // The try fails: rests again, then the claim goes.
         assert!(
             h.record_failure(h.epoch()).is_some(),
@@ -566,8 +580,10 @@ mod tests {
         h.come_due();
         // As a child sees a claim its parent took: of the generation before its own.
         h.trying.store(crate::fork::generation(), Ordering::Release);
-        assert!(h.may_try(), "another generation's try is no try here");
-        assert!(matches!(h.claim(), Try::Retry(_)));
+        assert!(
+            matches!(h.claim(), Try::Retry(_)),
+            "another generation's try is no try here"
+        );
     }
 
     /// From the marking that ejects a server, its rest is `ejected_rest`, not the back-off

@@ -131,12 +131,12 @@ impl Client {
     /// `proxy-pool`: the first proxy whose health allows a request (every key goes there).
     pub(super) fn proxy(&self, t: &Topology) -> Result<usize> {
         let servers = &t.servers;
-        proxy_pool::first_alive(servers.len(), &|i| servers[i].health.may_try()).ok_or_else(|| {
-            Error::ServerDead {
+        proxy_pool::first_alive(servers.len(), &|i| servers[i].health.may_try_now()).ok_or_else(
+            || Error::ServerDead {
                 server: servers[0].label.to_string(),
                 cause: servers[0].health.cause(),
-            }
-        })
+            },
+        )
     }
 
     /// `proxy-pool`: after a failure on proxy `failed`, the next one to try (the first other
@@ -153,7 +153,7 @@ impl Client {
         }
         let servers = &t.servers;
         let next = proxy_pool::first_alive(servers.len(), &|i| {
-            i != failed && servers[i].health.may_try()
+            i != failed && servers[i].health.may_try_now()
         })?;
         Some((next, deadline))
     }

@@ -66,6 +66,11 @@ pub(crate) fn may_resend(resend: Resend, reached: Reached, e: &Error) -> bool {
     if e.is_connection_limit() {
         return reached != Reached::Answered;
     }
+    // Found dead when its connection was to be had (marked meanwhile, or another call's try
+    // of its due retry under way): nothing was sent, and the next proxy may take it.
+    if matches!(e, Error::ServerDead { .. }) {
+        return reached == Reached::NotSent;
+    }
     e.is_server_failure()
         && match reached {
             Reached::NotSent => true,
