@@ -114,7 +114,8 @@ pub struct ServerState {
     /// False while the server is marked dead and not yet due for a retry, and while a
     /// server that joined dead (added by `set_servers` under an ejecting failover while it
     /// did not answer) has not yet been found answering by a try of its own: whether calls
-    /// may go to it now.
+    /// may go to it now. True once its retry is due, also while one call's try of it is
+    /// under way, during which the other calls placed on it fail at once (nothing sent).
     pub alive: bool,
     /// Consecutive failures so far.
     pub failures: u32,

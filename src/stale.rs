@@ -89,6 +89,7 @@ impl ReturnPolicy {
             hosted_pending: AtomicBool::new(false),
             hosted_since: AtomicU64::new(0),
             state: Mutex::new(Away::default()),
+            shared: AtomicBool::new(false),
             cleaning: Mutex::new(false),
             cleaned: Condvar::new(),
         }
@@ -121,6 +122,11 @@ pub(crate) struct AwayGuard {
     /// deleted.
     hosted_since: AtomicU64,
     state: Mutex<Away>,
+    /// Another entry of the client's list is the same server (an address listed twice):
+    /// its return flushes under `delete-written`, since the keys written elsewhere while the
+    /// other entry was away are that entry's list, not this one's (tester finding retest41a
+    /// 1: the first entry back served the other entry's key at its value from before).
+    shared: AtomicBool,
     /// True while a caller cleans (its I/O under way), with the condition its end signals.
     cleaning: Mutex<bool>,
     cleaned: Condvar,
@@ -208,6 +214,12 @@ impl AwayGuard {
     /// `set_servers` remembers of a server it drops.
     pub(crate) fn is_away(&self) -> bool {
         self.pending.load(Ordering::Acquire)
+    }
+
+    /// Another entry of the list is the same server (see `shared`): set when the list is
+    /// built or changed.
+    pub(crate) fn set_shared(&self, shared: bool) {
+        self.shared.store(shared, Ordering::Release);
     }
 
     /// This (new) server's address was dropped from the list while away and not cleaned,
@@ -315,7 +327,10 @@ impl AwayGuard {
             let flush = s.moved.overflowed
                 || (hosted && s.hosted.overflowed)
                 || (returning
-                    && (self.policy == OnServerReturn::Flush || s.keys.overflowed || s.left_list));
+                    && (self.policy == OnServerReturn::Flush
+                        || s.keys.overflowed
+                        || s.left_list
+                        || self.shared.load(Ordering::Acquire)));
             let mut deleted: Vec<Box<[u8]>> = Vec::new();
             if !flush {
                 let written = s.keys.keys.iter().filter(|_| returning);

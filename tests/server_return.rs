@@ -803,3 +803,79 @@ fn a_clean_up_the_server_refuses_keeps_it_dead_and_its_keys_elsewhere() {
         assert!(s.c.metrics()[s.ia].cleanups_refused >= 1, "{failover:?}");
     }
 }
+
+/// Tester finding retest41a 1: an address listed twice (`A, B, C, B`) is one memcached with
+/// one set of old copies, but each entry keeps its own list of keys written elsewhere. Under
+/// `eject` + `delete-written`, with both entries dead, `K = v2` (K's entry the second B)
+/// went elsewhere; when the first B entry came back before the second, the table without
+/// the second placed K on the first, which served K's old v1. Such an entry's return now
+/// flushes: K is v2 or a miss, never v1.
+#[test]
+fn a_repeated_address_returning_by_one_entry_serves_no_older_value() {
+    let (a, b, cc) = (
+        Memcached::start(&[]),
+        Memcached::start(&[]),
+        Memcached::start(&[]),
+    );
+    let prefix = unique("twice");
+    let c = Client::builder()
+        .servers([a.addr(), b.addr(), cc.addr(), b.addr()])
+        .key_prefix(prefix.clone())
+        .failover(FailoverPolicy::Eject)
+        .on_server_return(OnServerReturn::DeleteWritten)
+        .failure_limit(1)
+        .io_timeout(Duration::from_millis(400))
+        .retry_timeout(Duration::from_secs(2))
+        .retry_timeout_max(Duration::from_secs(4))
+        .build()
+        .unwrap();
+    // The tables without one entry are, under the default modulo placement, the lists
+    // without it: [A, C, B] without the first B, [A, B, C] without the second.
+    let placed = |servers: [&Memcached; 3]| {
+        Client::builder()
+            .servers(servers.map(|m| m.addr()))
+            .key_prefix(prefix.clone())
+            .build()
+            .unwrap()
+    };
+    let (acb, abc) = (placed([&a, &cc, &b]), placed([&a, &b, &cc]));
+    let all: Vec<String> = (0..5000).map(|i| format!("t{i}")).collect();
+    let on = |cl: &Client, k: &str, i: usize| cl.server_for(k).unwrap() == i;
+    let kb1 = all.iter().find(|k| on(&c, k, 1)).unwrap();
+    let kb3 = all.iter().find(|k| on(&acb, k, 2) && on(&c, k, 3)).unwrap();
+    let k = all
+        .iter()
+        .find(|k| on(&c, k, 3) && on(&abc, k, 1) && *k != kb3)
+        .unwrap();
+    assert!(c.set(k, b"v1", 0).unwrap().is_stored());
+    b.freeze();
+    assert!(c.get(kb1).is_err(), "the first B entry marked dead");
+    // The second marked over a second later, so that the first is back well before it.
+    wait_until(
+        "the first entry's rest half over",
+        Duration::from_secs(10),
+        || {
+            c.server_states()[1]
+                .retry_in
+                .is_some_and(|r| r <= Duration::from_millis(900))
+        },
+    );
+    assert!(c.get(kb3).is_err(), "the second B entry marked dead");
+    assert!(c.set(k, b"v2", 0).unwrap().is_stored(), "written elsewhere");
+    b.thaw();
+    // The first entry due (its rest ended over a second before the second's), the second
+    // not yet: B's merged state shows the longer rest, the second entry's.
+    wait_until("the first B entry due", Duration::from_secs(10), || {
+        c.server_states()[1]
+            .retry_in
+            .is_some_and(|r| r <= Duration::from_millis(800))
+    });
+    for _ in 0..2 {
+        let read = c.get(k).unwrap();
+        assert_ne!(
+            read.as_deref(),
+            Some(&b"v1"[..]),
+            "never the value from before"
+        );
+    }
+}

@@ -147,10 +147,15 @@ pub unsafe extern "C" fn mcpool_client_store_expiry_checked_multi(
     out_statuses: *mut mcpool_status,
 ) -> mcpool_status {
     use super::batch::{batch_landingpad, checked_keys, out_n, too_long, write_statuses};
+    const FN: &str = "mcpool_client_store_expiry_checked_multi";
+    // (a pointer refused names this function: tester finding retest41b 6)
+    let named = |f: Failure| Failure {
+        message: format!("{FN}: {}", f.message),
+        ..f
+    };
     batch_landingpad(|| {
-        ptr::out(out, "out")?;
-        let (cmd, name) =
-            super::kinds::store_op_arg("mcpool_client_store_expiry_checked_multi", op, 0, true)?;
+        ptr::out(out, "out").map_err(named)?;
+        let (cmd, name) = super::kinds::store_op_arg(FN, op, 0, true)?;
         let call = if call.is_null() {
             name.into()
         } else {
@@ -159,9 +164,16 @@ pub unsafe extern "C" fn mcpool_client_store_expiry_checked_multi(
         };
         // SAFETY: the caller promises a non-NULL `client` is live.
         let c = unsafe { ptr::handle(client, "client") }?;
-        out_n(out_statuses, n, "statuses")?;
         // SAFETY: forwarded from the caller's promise.
-        let (keys, long) = unsafe { checked_keys(keys, key_lens, n, &call, c.max_key) }?;
+        let (keys, long) =
+            unsafe { checked_keys(keys, key_lens, n, &call, c.max_key) }.map_err(|f| {
+                if f.message.starts_with(&*call) {
+                    f
+                } else {
+                    named(f)
+                }
+            })?;
+        out_n(out_statuses, n, "statuses").map_err(named)?;
         // A key too long to read is its own error, never the core's (which would read the
         // empty placeholder as a key).
         let is_long = |i: usize| long.iter().find(|&&(j, _)| j == i).map(|&(_, len)| len);

@@ -1949,6 +1949,19 @@ static void test_ttl_range(mcpool_client *c) {
         EXPECT(mcpool_client_store_expiry_checked_multi(c, NULL, MCPOOL_STORE_SET, NULL, kl, 3, 6,
                                                         &t, sts),
                MCPOOL_INVALID_ARGUMENT);
+        /* a pointer refused names the function (tester finding retest41b 6), the keys first */
+        CHECK(strcmp(mcpool_last_error_message(),
+                     "mcpool_client_store_expiry_checked_multi: keys is NULL") == 0);
+        EXPECT(mcpool_client_store_expiry_checked_multi(c, NULL, MCPOOL_STORE_SET, NULL, NULL, 3,
+                                                        6, &t, NULL),
+               MCPOOL_INVALID_ARGUMENT);
+        CHECK(strcmp(mcpool_last_error_message(),
+                     "mcpool_client_store_expiry_checked_multi: keys is NULL") == 0);
+        EXPECT(mcpool_client_store_expiry_checked_multi(c, NULL, MCPOOL_STORE_SET, ks, kl, 3, 6, &t,
+                                                        NULL),
+               MCPOOL_INVALID_ARGUMENT);
+        CHECK(strcmp(mcpool_last_error_message(),
+                     "mcpool_client_store_expiry_checked_multi: output statuses is NULL") == 0);
         EXPECT(mcpool_client_store_expiry_checked_multi(c, NULL, MCPOOL_STORE_SET, ks, kl, 3, 6,
                                                         NULL, sts),
                MCPOOL_INVALID_ARGUMENT);

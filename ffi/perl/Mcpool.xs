@@ -2074,6 +2074,11 @@ expiry_from_now(seconds)
         before = mcp_error_before(aTHX);
         if (mcp_time_not_number(aTHX_ seconds, "expiry_from_now", "duration", NULL, 0))
             mcp_croak_putting_back(aTHX_ before, "%s", mcpool_last_error_message());
+        /* undef is no duration (magic got above): refused, as Python refuses None, never
+         * read as 0, which would answer "expired at once" (tester finding retest41b 3) */
+        if (!SvOK(seconds))
+            mcp_croak_putting_back(aTHX_ before, "expiry_from_now: invalid duration: undef is "
+                                   "not a number of seconds");
         s = mcp_seconds(aTHX_ seconds);
         RETVAL = (IV)mcpool_expiry_moment_from_now(s);
         if (RETVAL == IV_MAX

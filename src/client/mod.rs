@@ -203,11 +203,12 @@ impl Client {
             departed_away: Default::default(),
             closed: false,
         };
-        let servers = config
+        let servers: Vec<Arc<crate::server::Server>> = config
             .servers
             .iter()
             .map(|spec| Arc::new(building.server(spec, &dialect)))
             .collect();
+        topology::mark_shared(&servers, &config.servers);
         let proxy_pool = config.distribution == Distribution::ProxyPool;
         let keys = KeyRules {
             prefix: config.key_prefix.clone(),

@@ -100,6 +100,24 @@ impl Place {
     }
 }
 
+/// Marks each server of the list whose address another entry shares (spelled the same, or
+/// known to be the same place): its return flushes under `delete-written`, the keys written
+/// elsewhere while the other entry was away being that entry's list (`AwayGuard::set_shared`).
+pub(crate) fn mark_shared(servers: &[Arc<Server>], specs: &[ServerSpec]) {
+    let places: Vec<Place> = servers
+        .iter()
+        .zip(specs)
+        .map(|(s, spec)| Place::of(s, &spec.addr, None))
+        .collect();
+    for (i, server) in servers.iter().enumerate() {
+        if let Some(away) = &server.away {
+            let shared = (0..specs.len())
+                .any(|j| j != i && (specs[j].addr == specs[i].addr || places[j].meets(&places[i])));
+            away.set_shared(shared);
+        }
+    }
+}
+
 impl Building {
     pub(crate) fn server(&self, spec: &ServerSpec, dialect: &crate::dialect::Dialect) -> Server {
         Server::new(spec, &self.settings, &self.opts, dialect)
@@ -312,6 +330,7 @@ impl Client {
         for spec in &specs {
             building.departed_away.remove(&spec.addr);
         }
+        mark_shared(&servers, &specs);
         let events = if router.ejects(self.inner.config.failover) {
             probe_added(&added, self.inner.config.eject_after)
         } else {

@@ -1961,7 +1961,9 @@ given (as Perl prints it), never answered as another number (it was 922337203685
 C<expiry_from_now: invalid duration: 1e+30 is above 2147483647, the largest expiry memcached
 can honour>, as Python's C<expiry_from_now>. So do NaN and infinity (C<expiry_from_now:
 invalid duration: Inf is not a finite number of seconds>) and a string that is not a number
-(C<expiry_from_now: invalid duration: "abc" is not a number of seconds>). No I/O.
+(C<expiry_from_now: invalid duration: "abc" is not a number of seconds>), and C<undef>
+(C<expiry_from_now: invalid duration: undef is not a number of seconds>: never read as 0,
+which would be "expired at once"). No I/O.
 
 =item set_servers (\@servers)
 

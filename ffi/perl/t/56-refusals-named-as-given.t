@@ -155,6 +155,9 @@ my $p   = unique('named');
     ok(!eval { Mcpool::expiry_from_now('abc'); 1 }, "expiry_from_now('abc') croaks");
     is($@ =~ s/ at \S+ line \d+\.\n\z//r, 'expiry_from_now: invalid duration: "abc" is not a number of seconds',
         '... an invalid duration, as its other refusals');
+    ok(!eval { Mcpool::expiry_from_now(undef); 1 }, 'expiry_from_now(undef) croaks');
+    is($@ =~ s/ at \S+ line \d+\.\n\z//r, 'expiry_from_now: invalid duration: undef is not a number of seconds',
+        '... undef is no duration (never 0: expired at once)');
     ok(!eval { Mcpool::expiry_from_now(9**9**9); 1 }, 'expiry_from_now(Inf) croaks');
     like($@, qr/^expiry_from_now: invalid duration: Inf is not a finite number of seconds/, '... as before');
     # durations that fit: as before (the core reads the clock itself: within a second of
