@@ -340,7 +340,7 @@ impl Health {
     /// Placement reads this: a due server is back in the table (under `eject`) whether or
     /// not another caller is trying it now, so that a try under way changes no placement
     /// (tester finding failover3 1: a server leaving the table again for the time of a try
-    /// sent a read to a holder's older copy); [`Health::claim`] decides who sends to it.
+    /// sent a read to a holder's older copy); `Health::claim` decides who sends to it.
     pub fn may_try(&self) -> bool {
         let until = self.dead_until.load(Ordering::Relaxed);
         until == 0 || now_ms() >= until
