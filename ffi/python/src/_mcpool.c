@@ -4229,26 +4229,146 @@ static PyObject *Client_server_for(ClientObject *self, PyObject *key) {
     return PyUnicode_DecodeUTF8(label, (Py_ssize_t)ll, "replace");
 }
 
-/* _server_index(key): the index in the configured server list (the list as given, an address
- * listed twice being two entries) of the server key lives on, the core's placement
- * (mcpool_client_server_for: the key as a command sends it, no I/O); a key no command would
- * send raises as server_for's. For the compat modules (pylibmc's Client.hash). */
+/* The name of the call a binding method answers for: call (a str, or NULL / None: dflt) as
+ * UTF-8 in *out, valid while call lives. -1 with an exception. */
+static int call_name(PyObject *call, const char *dflt, const char **out) {
+    *out = dflt;
+    if (call == NULL || call == Py_None)
+        return 0;
+    if (!PyUnicode_Check(call)) {
+        PyErr_Format(ClientTypeError, "call must be a str, not %.100s", TPNAME(call));
+        return -1;
+    }
+    *out = PyUnicode_AsUTF8AndSize(call, NULL);
+    return *out == NULL ? -1 : 0;
+}
+
+/* raise_status for an error status st of mcpool_client_server_for asked on behalf of `call`:
+ * the core's message names its own function ("server_for: invalid key ..."), which the
+ * caller of a compat module's method never called (tester finding retest41b 7: pylibmc's
+ * hash("a b") said "server_for: ..."); the message names `call` instead, the rest of it the
+ * core's words. A message that does not begin so is kept as it is. Returns NULL. */
+static PyObject *raise_server_for(mcpool_status st, const char *call) {
+    static const char core[] = "server_for";
+    const size_t cn = sizeof core - 1;
+    const char *m = mcpool_last_error_message();
+    size_t len = mcpool_last_error_length();
+    if ((uint32_t)mcpool_status_class((uint32_t)st) <= MCPOOL_CLASS_NOT_STORED ||
+        strcmp(call, core) == 0 || len <= cn || memcmp(m, core, cn) != 0 ||
+        (m[cn] != ':' && m[cn] != ' '))
+        return raise_status(st);
+    PyObject *rest = PyUnicode_DecodeUTF8(m + cn, (Py_ssize_t)(len - cn), "replace");
+    PyObject *msg = rest == NULL ? NULL : PyUnicode_FromFormat("%s%U", call, rest);
+    Py_XDECREF(rest);
+    size_t slen = 0;
+    const char *srv = mcpool_last_error_server(&slen);
+    PyObject *server = slen == 0 ? Py_NewRef(Py_None)
+                                 : PyUnicode_DecodeUTF8(srv, (Py_ssize_t)slen, "replace");
+    if (server == NULL) {
+        Py_XDECREF(msg);
+        return NULL;
+    }
+    PyObject *r = raise_at(error_class(st), st, msg, server);
+    Py_DECREF(server);
+    return r;
+}
+
+/* _server_index(key, call=None): the index in the configured server list (the list as given,
+ * an address listed twice being two entries) of the server key lives on, the core's
+ * placement (mcpool_client_server_for: the key as a command sends it, no I/O); a key no
+ * command would send raises as server_for's, its message naming `call` (a str; None:
+ * "_server_index") where the core's names server_for. For the compat modules (pylibmc's
+ * Client.hash, whose errors name hash). */
 static PyObject *Client_server_index(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
                                      PyObject *kw) {
-    static const argname_t names[] = {{"key", 0}};
-    PyObject *a[1], *own;
+    static const argname_t names[] = {{"key", 0}, {"call", 1}};
+    PyObject *a[2], *own;
     const uint8_t *k;
+    const char *call;
     size_t kn, idx;
     mcpool_status st;
     CHECK_OPEN(self);
-    if (parse_args("_server_index", args, nargs, kw, names, 1, 1, 1, 1, a) < 0 ||
-        call_key("_server_index", a[0], &k, &kn, &own) < 0)
+    if (parse_args("_server_index", args, nargs, kw, names, 2, 2, 2, 1, a) < 0 ||
+        call_name(a[1], "_server_index", &call) < 0 ||
+        call_key(call, a[0], &k, &kn, &own) < 0)
         return NULL;
     st = mcpool_client_server_for(self->client, k, kn, &idx);
     Py_XDECREF(own);
     if (st != MCPOOL_OK)
-        return raise_status(st);
+        return raise_server_for(st, call);
     return PyLong_FromSize_t(idx);
+}
+
+/* _key_errors(keys, key_prefix=None, call=None): whether the multi call `call` (a str; None:
+ * "_key_errors") could send each of keys, checked before anything is sent, no I/O: None when
+ * it could send every one, else a list, item i None for a key it could send and otherwise
+ * the exception (not raised) that key gets: the binding's for a key that is not str or
+ * bytes or a str UTF-8 cannot encode (as keys_init, naming the call and the key), the core's
+ * for a key its rule refuses (mcpool_client_server_for: MCPOOL_INVALID_KEY, with the
+ * call's key_prefix put before the key as the batches put it, the message naming `call`).
+ * What makes a key sendable is decided there; what to do with a refused one is the
+ * caller's: the compat modules refuse a whole batch before sending where their peer does
+ * (pylibmc checks every key of incr_multi, set_multi, ... first). Another exception
+ * (MemoryError) is raised. */
+static PyObject *Client_key_errors(ClientObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kw) {
+    static const argname_t names[] = {{"keys", 0}, {"key_prefix", 1}, {"call", 2}};
+    PyObject *a[3];
+    const char *call;
+    CHECK_OPEN(self);
+    if (parse_args("_key_errors", args, nargs, kw, names, 3, 3, 3, 1, a) < 0 ||
+        call_name(a[2], "_key_errors", &call) < 0)
+        return NULL;
+    PyObject *prefix = a[1];
+    int use_prefix = prefix != NULL && prefix != Py_None && PyObject_IsTrue(prefix) == 1;
+    if (PyErr_Occurred())
+        return NULL;
+    PyObject *seq = PySequence_Tuple(a[0]);
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PyTuple_Size(seq);
+    PyObject *out = NULL; /* the list, made at the first refused key */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *given = PyTuple_GetItem(seq, i), *k = given, *own = NULL, *exc = NULL;
+        const uint8_t *p;
+        size_t pn, idx;
+        int bad = 0;
+        if (use_prefix && (k = prefixed(prefix, given)) == NULL) {
+            name_call(call, given);
+            bad = 1;
+        }
+        if (!bad && call_key(call, k, &p, &pn, &own) < 0)
+            bad = 1;
+        if (!bad) {
+            mcpool_status st = mcpool_client_server_for(self->client, p, pn, &idx);
+            if (st != MCPOOL_OK) {
+                raise_server_for(st, call);
+                bad = 1;
+            }
+        }
+        Py_XDECREF(own);
+        if (use_prefix)
+            Py_XDECREF(k);
+        if (bad) {
+            if (!PyErr_ExceptionMatches(Error) || (exc = taken_exception()) == NULL)
+                goto fail;
+            if (out == NULL) {
+                if ((out = PyList_New(n)) == NULL) {
+                    Py_DECREF(exc);
+                    goto fail;
+                }
+                for (Py_ssize_t j = 0; j < n; j++)
+                    PyList_SetItem(out, j, Py_NewRef(Py_None));
+            }
+            PyList_SetItem(out, i, exc); /* steals exc */
+        }
+    }
+    Py_DECREF(seq);
+    return out != NULL ? out : Py_NewRef(Py_None);
+fail:
+    Py_XDECREF(out);
+    Py_DECREF(seq);
+    return NULL;
 }
 
 static PyObject *Client_get_servers(ClientObject *self, void *closure) {
@@ -5018,6 +5138,7 @@ HOOKED_ONE(Client_server_states)
 HOOKED_ONE(Client__set_servers)
 HOOKED_FAST(Client_server_for_kw)
 HOOKED_FAST(Client_server_index)
+HOOKED_FAST(Client_key_errors)
 
 static PyMethodDef Client_methods[] = {
     {"get", (PyCFunction)(void (*)(void))Client_get_hooked, FAST,
@@ -5238,9 +5359,16 @@ static PyMethodDef Client_methods[] = {
     {"server_for", (PyCFunction)(void (*)(void))Client_server_for_kw_hooked, FAST,
      "server_for($self, /, key)\n--\n\nThe host:port label of the server key lives on (no I/O)."},
     {"_server_index", (PyCFunction)(void (*)(void))Client_server_index_hooked, FAST,
-     "_server_index($self, /, key)\n--\n\n"
+     "_server_index($self, /, key, call=None)\n--\n\n"
      "The index in the configured server list of the server key "
-     "lives on (no I/O). For the compat modules (pylibmc's Client.hash)."},
+     "lives on (no I/O); a key no command sends raises, naming call. For the compat modules "
+     "(pylibmc's Client.hash)."},
+    {"_key_errors", (PyCFunction)(void (*)(void))Client_key_errors_hooked, FAST,
+     "_key_errors($self, /, keys, key_prefix=None, call=None)\n--\n\n"
+     "None when the multi call `call` could send every key (key_prefix before it), else a "
+     "list: None for a key it could send, the exception a key it could not send gets "
+     "(not raised). No I/O. For the compat modules (pylibmc's batches check every key "
+     "first)."},
     {"gat", (PyCFunction)(void (*)(void))Client_gat_hooked, FAST,
      "gat($self, /, key, time=None, *, expire=None)\n--\n\n"
      "Get-and-touch: the value of key, its expiry set to time (alias expire: one of them is "

@@ -274,6 +274,31 @@ def test_pylibmc_hash_refuses_a_key_as_pylibmc_or_as_the_other_calls(servers):
         c.hash("k" * 251)
 
 
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_pylibmc_hash_refusals_name_hash(servers, binary):
+    """(tester finding retest41b 7) A key no command sends, which pylibmc's hash answers all
+    the same, raised the drop-in's error with a message that began "server_for: ...", a call
+    the caller never made: it names hash, the class kept (ClientError, ValueError for one too
+    long). mcpool.Client.server_for still names itself."""
+    addrs = [s.addr for s in servers]
+    r = real_pylibmc.Client(addrs, binary=binary)
+    c = compat_pylibmc.Client(addrs, binary=binary)
+    refused = [("", compat_pylibmc.ClientError, "key is empty"),
+               ("k" * 251, ValueError, "longer than 250 bytes"),
+               (b"k" * 251, ValueError, "longer than 250 bytes")]
+    if not binary:  # a space or a control byte is a key the binary protocol sends
+        refused += [("a b", compat_pylibmc.ClientError, "space or control byte"),
+                    ("a\x01b", compat_pylibmc.ClientError, "space or control byte")]
+    for key, cls, why in refused:
+        assert isinstance(r.hash(key), int)  # pylibmc hashes it
+        with pytest.raises(cls) as ei:
+            c.hash(key)
+        assert str(ei.value).startswith("hash: invalid key "), str(ei.value)
+        assert why in str(ei.value) and "server_for" not in str(ei.value)
+    with pytest.raises(mcpool.ClientError, match=r"^server_for: invalid key"):
+        mcpool.Client(addrs).server_for("")
+
+
 def test_pylibmc_unknown_hash_raises(server):
     with pytest.raises(compat_pylibmc.Error):
         compat_pylibmc.Client([server.addr], behaviors={"hash": "hsieh"})
@@ -1377,3 +1402,125 @@ def test_a_value_that_does_not_decode_is_a_value_error(server, prefix):
     with pytest.raises(ValueError) as e:
         compat_pylibmc.Client([server.addr]).get(k)
     assert isinstance(e.value, compat_pylibmc.ServerError)
+
+
+# -- keys pylibmc refuses before sending (tester finding retest41b 1) --------------------------
+
+# the server's count of commands it was sent that a multi call's keys reach
+_SENT_STATS = ("cmd_get", "cmd_set", "incr_hits", "incr_misses", "decr_hits", "decr_misses",
+               "delete_hits", "delete_misses", "cmd_touch")
+
+
+def _sent(addr):
+    """How many key commands the memcached at addr has been sent."""
+    stats = mcpool.Client([addr]).stats()
+    (one,) = stats.values()
+    return sum(int(one[n]) for n in _SENT_STATS)
+
+
+# keys pylibmc's binding refuses before it sends anything (its class, and its words where the
+# drop-in uses them: the length and UTF-8 errors)
+REFUSED_FIRST = [("too_long", "x" * 251), ("int", 7), ("none", None),
+                 ("bytearray", bytearray(b"k")), ("lone_surrogate", "\ud800")]
+
+
+def _multi_calls(a, b, bad):
+    """Each multi call with bad between two keys pylibmc sends: (name, call(client))."""
+    return [
+        ("incr_multi", lambda c: c.incr_multi([a, bad, b])),
+        ("incr_multi bad last", lambda c: c.incr_multi([a, b, bad])),
+        ("incr_multi key_prefix", lambda c: c.incr_multi([a[-2:], bad, b[-2:]],
+                                                         key_prefix=a[:-2])),
+        ("get_multi", lambda c: c.get_multi([a, bad, b])),
+        ("set_multi", lambda c: c.set_multi(dict([(a, "5"), (bad, "v"), (b, "5")]))),
+        ("add_multi", lambda c: c.add_multi(dict([(a + "n", "5"), (bad, "v"), (b + "n", "5")]))),
+        ("delete_multi", lambda c: c.delete_multi([a, bad, b])),
+    ]
+
+
+def _refusal(exc):
+    """The observable refusal: its class, and its words for the errors pylibmc words so."""
+    if exc is None:
+        return None
+    words = str(exc) if isinstance(exc, (ValueError, UnicodeError)) else None
+    return (type(exc).__name__, words)
+
+
+@pytest.mark.parametrize("bad", [k for _, k in REFUSED_FIRST],
+                         ids=[n for n, _ in REFUSED_FIRST])
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_multi_calls_refuse_before_sending_where_pylibmc_does(server, prefix, bad, binary):
+    """(tester finding retest41b 1) pylibmc checks every key of incr_multi, get_multi,
+    set_multi and add_multi before it sends one: a key too long (ValueError), not str or
+    bytes (TypeError) or a str UTF-8 cannot encode (UnicodeEncodeError) raises and nothing
+    is sent; delete_multi deletes the keys before it, then raises. The drop-in's incr_multi
+    had incremented the other keys (a caller retrying counted twice), its set_multi,
+    add_multi and delete_multi stored or deleted the others around a lone surrogate, and
+    delete_multi deleted none before a key of the wrong type. Side by side: the class (the
+    words of the length and UTF-8 errors), the keys' values after, and how many commands the
+    server was sent."""
+    seen = {}
+    for mod in (real_pylibmc, compat_pylibmc):
+        p = prefix + ("r" if mod is real_pylibmc else "c")
+        a, b = p + "_a", p + "_b"
+        c = mod.Client([server.addr], binary=binary)
+        look = real_pylibmc.Client([server.addr], binary=binary)
+        steps = []
+        for name, call in _multi_calls(a, b, bad):
+            look.delete_multi([a + "n", b + "n"])
+            look.set_multi({a: "1", b: "1"})
+            before = _sent(server.addr)
+            try:
+                call(c)
+                exc = None
+            except Exception as e:  # noqa: BLE001 - the class is the observable result
+                exc = e
+            sent = _sent(server.addr) - before
+            after = unprefixed(look.get_multi([a, b, a + "n", b + "n"]), p)
+            steps.append((name, _refusal(exc), sent, after))
+        seen[mod] = steps
+    theirs, ours = seen[real_pylibmc], seen[compat_pylibmc]
+    assert ours == theirs
+    by_name = {name: (refusal, sent, after) for name, refusal, sent, after in ours}
+    assert by_name["incr_multi"][1:] == (0, {"_a": "1", "_b": "1"})  # nothing incremented
+    assert by_name["delete_multi"][1:] == (1, {"_b": "1"})  # the key before it, alone
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["text", "binary"])
+def test_keys_pylibmc_sends_are_still_sent_beside_a_refused_one(server, binary):
+    """What pylibmc does not refuse before sending is still sent, the others with it: in
+    incr_multi an empty key and one only the key_prefix makes too long (pylibmc's binding
+    checks the key alone; libmemcached refuses the prefixed key alone, BadKeyProvided when it
+    is the last), and on the text protocol a key with a space (memcached's error). get_multi
+    with a key only the key_prefix makes too long raises BadKeyProvided, nothing asked
+    (libmemcached's mget checks every key first)."""
+    k247 = "y" * 247  # 251 bytes under a 4-byte key_prefix
+    seen = {}
+    for mod in (real_pylibmc, compat_pylibmc):
+        pre = ("r" if mod is real_pylibmc else "c") + "41:"
+        n1, n2 = pre + "n1", pre + "n2"
+        cases = [([n1, "", n2], ""), (["n1", "n2", k247], pre), (["n1", k247, "zz"], pre),
+                 ([k247], pre), (["n1", k247, k247, "n2"], pre), (["n1", "", k247], pre)] + \
+            ([] if binary else [([n1, "a b", n2], ""), (["n1", "a b"], pre)])
+        c = mod.Client([server.addr], binary=binary)
+        look = real_pylibmc.Client([server.addr], binary=binary)
+        steps = []
+        for keys, key_prefix in cases:
+            look.set_multi({n1: "1", n2: "1"})
+            look.delete_multi([pre + "zz", pre])
+            before = _sent(server.addr)
+            try:
+                c.incr_multi(keys, key_prefix=key_prefix)
+                res = None
+            except mod.Error as e:
+                res = (type(e).__name__, str(e).split(" (")[0])
+            steps.append((len(steps), res, _sent(server.addr) - before,
+                          unprefixed(look.get_multi([n1, n2]), pre)))
+        before = _sent(server.addr)
+        steps.append(("get_multi", outcome(c.get_multi, ["n1", k247], key_prefix=pre),
+                      _sent(server.addr) - before))
+        seen[mod] = steps
+    assert seen[compat_pylibmc] == seen[real_pylibmc]
+    ours = seen[compat_pylibmc]
+    assert ours[1][1:] == (("BadKeyProvided", "1 keys failed"), 2, {"n1": "2", "n2": "2"})
+    assert ours[-1][1:] == (("raised", "BadKeyProvided"), 0)

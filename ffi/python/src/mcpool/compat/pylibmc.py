@@ -48,7 +48,12 @@ What is pylibmc's and stays so:
   number, text ``ClientError``; ``TooBig``, ``ConnectionError``,
   ``ServerDown``, ...); ``incr``/``decr`` parse delta as pylibmc (a C int: ``TypeError``
   for a str or float, ``OverflowError`` from 2**31, ``ValueError`` below 0; True is 1).
-  A key over 250 bytes raises ``ValueError`` on every call. On the text protocol a key
+  A key over 250 bytes raises ``ValueError`` on every call; ``set_multi``, ``add_multi``,
+  ``incr_multi`` and ``get_multi`` check every key first, as pylibmc, and raise with nothing
+  sent for a key too long, not str or bytes (``TypeError``) or a str UTF-8 cannot encode
+  (``UnicodeEncodeError``); ``delete_multi`` deletes the keys before it first. Under
+  ``get_multi``'s and ``incr_multi``'s ``key_prefix`` a key only the prefix makes too long is
+  ``BadKeyProvided``, as pylibmc (``incr_multi``: that key alone). On the text protocol a key
   holding a space or any control byte (``\\x00`` to ``\\x1f``, ``\\x7f``) is refused, nothing
   sent: ``ClientError`` on a write, delete, touch or counter (``set_multi`` and its kin:
   once the other keys are stored), a miss on a read. pylibmc 1.6.3 refuses only some: with
@@ -85,7 +90,7 @@ What is pylibmc's and stays so:
   ``memcached_generate_hash``), from the core's placement (the index in the server list as
   given, an address listed twice being two entries). A key no command sends (a space, a
   control byte, empty, over 250 bytes), which pylibmc hashes all the same, raises as the
-  other calls refuse it. With ``_sort_hosts`` pylibmc answers the index in libmemcached's
+  other calls refuse it, its message naming ``hash``. With ``_sort_hosts`` pylibmc answers the index in libmemcached's
   sorted list; here it stays the index in the list as given (the same server): they are
   equal when the servers are listed sorted by host, then port.
 
@@ -362,19 +367,34 @@ def _too_long(keys, prefix=None):
     return any(_key_len(k) + extra > _PYLIBMC_MAX_KEY for k in keys)
 
 
-def _first_too_long(keys, prefix=None):
-    """The index of the first of keys pylibmc's own length check refuses (_too_long), or
-    None; pylibmc checks each key before it sends it."""
-    for i, k in enumerate(keys):
-        if _too_long([k], prefix):
-            return i
-    return None
-
-
 def _length_error(key, prefix=None):
-    """pylibmc's ValueError for a key too long (with the multi calls' key_prefix)."""
-    n = _key_len(key) + (_key_len(prefix) if prefix else 0)
+    """pylibmc's ValueError for a key too long: it checks the key, then the key with the
+    multi calls' key_prefix, and names the length it refused (251 for a key of 251 bytes
+    under "pfx:", 251 for one of 247 under it)."""
+    n = _key_len(key)
+    if n <= _PYLIBMC_MAX_KEY and prefix:
+        n += _key_len(prefix)
     return ValueError("key length %d too long, max is %d" % (n, _PYLIBMC_MAX_KEY))
+
+
+def _refused_before_sending(errors, keys, prefix=None, with_prefix=True):
+    """The index of the first of keys pylibmc refuses before its call sends anything, and
+    pylibmc's exception for it, or None. errors is what ``mcpool.Client._key_errors`` answers
+    for keys (None or, per key, None or the exception of a key the call cannot send): which
+    keys cannot be sent is the core's and the binding's rule; which of those pylibmc refuses
+    first is this module's: one not str or bytes (``TypeError``), a str UTF-8 cannot encode
+    (its ``UnicodeEncodeError``), one its binding finds too long (``ValueError``: the key
+    alone, or with_prefix the key with the key_prefix too, as set_multi, add_multi and
+    delete_multi check it; get_multi and incr_multi check the key alone). Any other key the
+    core refuses (a space, a control byte, empty) pylibmc sends: not here."""
+    for i, e in enumerate(errors or ()):
+        if e is None:
+            continue
+        if not _refused_key(e):
+            return i, _translate(e)
+        if _too_long(keys[i:i + 1]) or (with_prefix and _too_long(keys[i:i + 1], prefix)):
+            return i, _length_error(keys[i], prefix)
+    return None
 
 
 def _refused_key(e):
@@ -935,9 +955,11 @@ class Client:
 
     def get_multi(self, keys, key_prefix=""):
         """The keys found; a key the core refuses (a space, a control byte) is left out, as
-        pylibmc's answer has nothing for it; one pylibmc finds too long raises ValueError, and
-        one only the key_prefix makes too long BadKeyProvided, as pylibmc. The keys of a
-        server that is down are left out while another server answers (mget)."""
+        pylibmc's answer has nothing for it. As pylibmc, nothing is asked when a key is not
+        str or bytes (TypeError), a str UTF-8 cannot encode (UnicodeEncodeError) or too long
+        (ValueError), then when only the key_prefix makes one too long (BadKeyProvided,
+        libmemcached's mget). The keys of a server that is down are left out while another
+        server answers (mget)."""
         _prefix_arg(key_prefix)
         keys = [k for k in keys if _key_ok(k, key_prefix)]
         if any(isinstance(k, str) for k in keys) and any(isinstance(k, bytes) for k in keys):
@@ -946,9 +968,17 @@ class Client:
             text = {k.encode("utf-8", "surrogatepass"): k for k in keys if isinstance(k, str)}
             keys = [text.get(k, k) if isinstance(k, bytes) else k for k in keys]
         prefix = key_prefix or ""
+        errors = self._mc._key_errors(keys, key_prefix=prefix, call="get_multi")
+        if errors is not None:
+            first = _refused_before_sending(errors, keys, prefix, with_prefix=False)
+            if first is not None:
+                raise first[1]
+            for k, e in zip(keys, errors):
+                if e is not None and _too_long([k], prefix):
+                    raise _with_status(BadKeyProvided(str(e)), e) from None
         unpickling = None
         try:
-            found, refused = _mget(self._mc, keys, prefix)
+            found, _ = _mget(self._mc, keys, prefix)
         except _mcpool.Error as e:
             unpickling = _unpickler_error(e)
             if unpickling is None:
@@ -960,12 +990,8 @@ class Client:
                 raise exc from None
         if unpickling is not None:
             raise unpickling  # as get's (_read)
-        if refused:
-            e = refused[0]
-            if _too_long(keys):
-                raise ValueError(str(e)) from None
-            if _too_long(keys, prefix):
-                raise BadKeyProvided(str(e)) from None
+        # a key the core refused in _mget (a space, a control byte: pylibmc sends it) is a
+        # miss; those pylibmc refuses before asking were raised above
         return found
 
     # -- stores ------------------------------------------------------------------------------
@@ -1006,7 +1032,8 @@ class Client:
             raise NotFound("error 16 from memcached_cas(%s)" % (key,))
         return r
 
-    def _store_multi(self, fn, mapping, time, key_prefix, min_compress_len, compress_level):
+    def _store_multi(self, fn, call, mapping, time, key_prefix, min_compress_len,
+                     compress_level):
         """An empty key is not stored (pylibmc lists it as failed, asking no server). A key
         whose server is down or does not answer, whose value is too large (refused here or
         by memcached), or whose store the server answers with an error (SERVER_ERROR,
@@ -1018,6 +1045,8 @@ class Client:
         time = _time(time)
         _prefix_arg(key_prefix)
         mcl, level = _compression(min_compress_len, compress_level)
+        # pylibmc parses its arguments, then checks every key before it sends one
+        self._refuse_first(call, mapping, key_prefix)
         empty = [k for k in mapping if not _key_ok(k, key_prefix)]
         if empty:
             mapping = {k: v for k, v in mapping.items() if _key_ok(k, key_prefix)}
@@ -1034,18 +1063,17 @@ class Client:
     def set_multi(self, mapping, time=0, key_prefix="", min_compress_len=0,
                   compress_level=-1):
         """Stores each pair (one pipelined round trip per server); the list of keys not
-        stored. A key pylibmc finds too long raises ValueError before anything is sent, as
-        pylibmc (nothing stored)."""
-        self._check_lengths(mapping, key_prefix)
-        return self._store_multi(self._mc.set_multi, mapping, time, key_prefix,
+        stored. A key pylibmc refuses before sending (too long, key_prefix included:
+        ValueError; not str or bytes: TypeError; a lone surrogate: UnicodeEncodeError)
+        raises with nothing sent, as pylibmc (nothing stored)."""
+        return self._store_multi(self._mc.set_multi, "set_multi", mapping, time, key_prefix,
                                  min_compress_len, compress_level)
 
     def add_multi(self, mapping, time=0, key_prefix="", min_compress_len=0,
                   compress_level=-1):
         """Adds each pair (one pipelined round trip per server); the list of keys not stored
-        (they existed). A key too long raises ValueError first, as set_multi."""
-        self._check_lengths(mapping, key_prefix)
-        return self._store_multi(self._mc.add_multi, mapping, time, key_prefix,
+        (they existed). A key pylibmc refuses before sending raises first, as set_multi."""
+        return self._store_multi(self._mc.add_multi, "add_multi", mapping, time, key_prefix,
                                  min_compress_len, compress_level)
 
     # -- deletes, counters, touch ------------------------------------------------------------
@@ -1053,25 +1081,35 @@ class Client:
     def delete(self, key):
         return _key_ok(key) and self._call(self._mc.delete, key, _keys=[key])
 
-    @staticmethod
-    def _check_lengths(mapping, key_prefix):
-        _prefix_arg(key_prefix)
-        i = _first_too_long(list(mapping), key_prefix)
-        if i is not None:
-            raise _length_error(list(mapping)[i], key_prefix)
+    def _first_refused(self, call, keys, key_prefix, with_prefix=True):
+        """_refused_before_sending for the keys (a list) of the multi call `call`, as the
+        core finds them (``mcpool.Client._key_errors``, no I/O), its messages naming call."""
+        errors = self._mc._key_errors(keys, key_prefix=key_prefix or "", call=call)
+        return None if errors is None else \
+            _refused_before_sending(errors, keys, key_prefix, with_prefix)
+
+    def _refuse_first(self, call, keys, key_prefix):
+        """Raises pylibmc's exception for the first of keys it refuses before sending the
+        batch `call` (set_multi, add_multi: nothing sent)."""
+        first = self._first_refused(call, list(keys), key_prefix)
+        if first is not None:
+            raise first[1]
 
     def delete_multi(self, keys, time=None, key_prefix=""):
         """True when every key was deleted; an empty key is not (False, as pylibmc). pylibmc
         deletes the keys one after the other, so a key listed twice is not deleted the
-        second time: False (mcpool.Client counts it once). A key pylibmc finds too long
-        raises ValueError once the keys before it are deleted, as pylibmc."""
+        second time: False (mcpool.Client counts it once). A key pylibmc refuses before
+        sending it (too long: ValueError; not str or bytes: TypeError; a lone surrogate:
+        UnicodeEncodeError) raises once the keys before it are deleted, none after it, as
+        pylibmc."""
         _prefix_arg(key_prefix)
         keys = list(keys)
-        bad = _first_too_long(keys, key_prefix)
-        if bad is not None:
+        first = self._first_refused("delete_multi", keys, key_prefix)
+        if first is not None:
+            bad, exc = first
             if bad:
                 self.delete_multi(keys[:bad], time, key_prefix)
-            raise _length_error(keys[bad], key_prefix)
+            raise exc
         good = [k for k in keys if _key_ok(k, key_prefix)]
         r = self._call(self._mc.delete_multi, good, key_prefix=key_prefix or "", _keys=good,
                        _prefix=key_prefix) if good else True
@@ -1109,24 +1147,26 @@ class Client:
 
     def incr_multi(self, keys, key_prefix="", delta=1):
         """Increments every key by delta (one pipelined round trip per server); NotFound
-        (counting them) when some were missing."""
+        (counting them) when some were missing. As pylibmc, which checks every key before
+        it sends any, a key too long (ValueError: the key itself; one only the key_prefix
+        makes too long fails alone, BadKeyProvided), not str or bytes (TypeError) or a str
+        UTF-8 cannot encode (UnicodeEncodeError) raises with nothing incremented (tester
+        finding retest41b 1: the others were, so a caller retrying counted twice)."""
         _prefix_arg(key_prefix)
         if isinstance(delta, int) and not isinstance(delta, bool) and delta > 0xFFFFFFFF:
             # pylibmc parses it as a C unsigned int and applies it modulo 2**32
             raise OverflowError("incr_multi: delta %d is above 2**32-1, pylibmc's unsigned "
                                 "int (which it would apply modulo 2**32)" % delta)
         keys = list(keys)
+        first = self._first_refused("incr_multi", keys, key_prefix, with_prefix=False)
+        if first is not None:
+            raise first[1]
         try:
             got = self._mc.incr_multi(keys, delta=delta, key_prefix=key_prefix or "")
         except _mcpool.Error as e:
             results = getattr(e, "results", None)
-            if not isinstance(results, list) or len(results) != len(keys) or \
-                    (_refused_key(e) and _too_long(keys, key_prefix)):
-                # the call's own failure, or a key pylibmc finds too long (it sends nothing)
-                raise self._counter_error(e, keys, key_prefix) from None
-            for r in results:
-                if isinstance(getattr(r, "__cause__", None), UnicodeEncodeError):
-                    raise r.__cause__  # pylibmc's encode of the key raises, nothing sent
+            if not isinstance(results, list) or len(results) != len(keys):
+                raise self._counter_error(e) from None  # the call's own failure
             raise self._incr_multi_error(results, keys, key_prefix) from None
         missing = sum(1 for v in got or () if v is None)
         if missing:
@@ -1146,7 +1186,11 @@ class Client:
                                         failed[0])
         last = results[-1]
         if len(failed) == 1 and isinstance(last, BaseException):
-            exc = self._counter_error(last, keys, key_prefix)
+            if _refused_key(last) and _too_long(keys[-1:], key_prefix):
+                # too long only with the key_prefix: libmemcached's refusal of that key
+                # (MEMCACHED_BAD_KEY_PROVIDED), the others incremented, as pylibmc
+                return _with_status(BadKeyProvided(text), last)
+            exc = self._counter_error(last)
             exc.args = (text,)
             return exc
         if len(failed) == 1 and last is None:
@@ -1166,13 +1210,14 @@ class Client:
         list). A key that is not str or bytes raises pylibmc's ``TypeError``, a str UTF-8
         cannot encode its ``UnicodeEncodeError``; a key no command sends (a space, a control
         byte, empty, over 250 bytes), which pylibmc hashes all the same, raises as the
-        other calls refuse it (``ClientError``, ``ValueError`` for one too long)."""
+        other calls refuse it (``ClientError``, ``ValueError`` for one too long), its
+        message naming ``hash`` (tester finding retest41b 7: it named server_for)."""
         if not isinstance(key, (str, bytes)):
             if isinstance(key, (bytearray, memoryview)):
                 raise TypeError("hash() argument 1 must be read-only bytes-like object, not %s"
                                 % type(key).__name__)
             raise TypeError("a bytes-like object is required, not '%s'" % type(key).__name__)
-        return self._call(self._mc._server_index, key, _keys=[key])
+        return self._call(self._mc._server_index, key, call="hash", _keys=[key])
 
     def get_stats(self, args=None):
         """``[(b"host:port (i)", {name: value}), ...]`` as pylibmc: the label bytes, i the
