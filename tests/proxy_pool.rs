@@ -555,19 +555,9 @@ fn a_due_retry_of_a_stalled_proxy_is_one_calls_try_the_others_go_on() {
         c.server_states()[0].alive
     });
     let timeouts = c.metrics()[0].timeouts;
-    let start = Arc::new(std::sync::Barrier::new(8));
-    let callers: Vec<_> = (0..8)
-        .map(|_| {
-            let (c, start) = (c.clone(), start.clone());
-            std::thread::spawn(move || {
-                start.wait();
-                c.get("k")
-            })
-        })
-        .collect();
-    for t in callers {
+    for r in common::gets_at_once(&c, "k", 8) {
         // (the try's own read is resent to the next proxy after its timeout, in time)
-        assert_eq!(t.join().unwrap().unwrap().unwrap(), b"b");
+        assert_eq!(r.unwrap().unwrap(), b"b");
     }
     assert_eq!(
         c.metrics()[0].timeouts - timeouts,

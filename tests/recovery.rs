@@ -308,17 +308,7 @@ fn a_due_retry_of_a_stalled_server_is_one_calls_try() {
         c.server_states()[0].alive
     });
     let timeouts_before = c.metrics()[0].timeouts;
-    let start = Arc::new(std::sync::Barrier::new(8));
-    let callers: Vec<_> = (0..8)
-        .map(|_| {
-            let (c, start) = (c.clone(), start.clone());
-            std::thread::spawn(move || {
-                start.wait();
-                c.get("k")
-            })
-        })
-        .collect();
-    let results: Vec<_> = callers.into_iter().map(|t| t.join().unwrap()).collect();
+    let results = common::gets_at_once(&c, "k", 8);
     let timed_out = results
         .iter()
         .filter(|r| matches!(r, Err(Error::IoTimeout { .. })))

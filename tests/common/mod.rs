@@ -33,3 +33,23 @@ pub fn curr_connections(mc: &Memcached) -> u64 {
         .map(|(_, v)| v.parse().unwrap())
         .unwrap()
 }
+
+/// `get(key)` on `n` threads at once (a barrier lets them all go together), each thread's
+/// result in order: callers that arrive while a server's state is changing.
+pub fn gets_at_once(
+    c: &mcpool::Client,
+    key: &str,
+    n: usize,
+) -> Vec<mcpool::Result<Option<Vec<u8>>>> {
+    let start = std::sync::Arc::new(std::sync::Barrier::new(n));
+    let callers: Vec<_> = (0..n)
+        .map(|_| {
+            let (c, start, key) = (c.clone(), start.clone(), key.to_owned());
+            std::thread::spawn(move || {
+                start.wait();
+                c.get(&key)
+            })
+        })
+        .collect();
+    callers.into_iter().map(|t| t.join().unwrap()).collect()
+}
