@@ -1377,7 +1377,7 @@ mcp_multi_results(pTHX_ I32 ax, U8 gimme, const mcpool_status *st, size_t n)
  * negative); anything else (a float, a string: "0.4") as the core's rule for fractions has
  * it (mcpool_whole_seconds: a positive fraction rounds up, so 0.4 is 1 s, never 0 = "never
  * expires"; a negative one stays negative; beyond 64 bits, too large). The core's
- * rules then map it (mcp_item_exptime, MCP_TIME, expiry_from_now, _flush_all). Call it after
+ * rules then map it (mcp_item_exptime, MCP_TIME, expiry_from_now, flush_all). Call it after
  * mcp_time_not_number, which runs the get magic and refuses NaN and infinity. */
 static int64_t
 mcp_seconds(pTHX_ SV *sv)
@@ -1942,7 +1942,9 @@ mcp_ok_per_server(pTHX_ mcpool_server_results *r)
     return hv;
 }
 
-static void
+/* The client rebuilt from m's configuration; MCPOOL_OK, or the core's refusal (the old
+ * client kept, the message in last_error). */
+static mcpool_status
 mcp_rebuild(pTHX_ mcp_t *m)
 {
     mcpool_client *c = NULL, *old = m->client;
@@ -1953,8 +1955,7 @@ mcp_rebuild(pTHX_ mcp_t *m)
                  m->client = c;
                  mcpool_client_free(old); /* closes the pool's connections */
              });
-    if (st != MCPOOL_OK)
-        mcp_croak_status(aTHX_ "building the client", st);
+    return st;
 }
 
 /* A core option's value as the UTF-8 text the core takes: a character string (UTF8 flag on)
@@ -3357,17 +3358,20 @@ incr_or_init(m, key, ...)
         XSRETURN_EMPTY;
 
 SV *
-_flush_all(m, delay)
+flush_all(m, ...)
         Mcpool m
-        SV *delay
     PREINIT:
         mcpool_server_results *r = NULL;
         uint32_t d;
         mcpool_status st;
         HV *hv;
+        SV *delay;
     CODE:
         /* { label => 1 (flushed) or undef (failed) } for every server: each server's own
-         * outcome (the core's flush_all_each); last_error is the first failure's message */
+         * outcome (the core's flush_all_each); last_error is the first failure's message.
+         * An XSUB of its own (not behind a Perl method), so its croaks name the caller's line */
+        delay = items > 1 ? ST(1) : &PL_sv_undef; /* undef or none: now; more are ignored,
+                                                     as Cache::Memcached::Fast does */
         /* a negative delay is now (the core's mcpool_delay_from_signed), as with
          * Cache::Memcached::Fast, which sends it as it is */
         if (mcp_time_not_number(aTHX_ delay, "flush_all", "delay", NULL, 0))
@@ -3614,13 +3618,29 @@ close(m)
         if (st != MCPOOL_OK)
             mcp_croak_status(aTHX_ "close", st);
 
-void
-_set_namespace(m, ns)
+SV *
+_set_namespace(m, ns, old)
         Mcpool m
         SV *ns
+        SV *old
+    PREINIT:
+        STRLEN len = 0;
+        const char *p;
+        SV *why;
     CODE:
-        mcp_set_prefix(aTHX_ m->config, "Mcpool: namespace", ns);
-        mcp_rebuild(aTHX_ m);
+        /* undef when the client is rebuilt with the new prefix; refused (by the core's key
+         * rule, at the build), the refusal's message, the old prefix put back and the client
+         * left as it was: namespace croaks with it from the caller's place (Carp) */
+        p = SvOK(ns) ? SvPV(ns, len) : "";
+        if (mcpool_config_set_key_prefix(m->config, (const uint8_t *)p, len) == MCPOOL_OK
+            && mcp_rebuild(aTHX_ m) == MCPOOL_OK)
+            XSRETURN_UNDEF;
+        why = newSVpv(mcpool_last_error_message(), 0);
+        p = SvOK(old) ? SvPV(old, len) : "";
+        (void)mcpool_config_set_key_prefix(m->config, (const uint8_t *)p, len); /* it was taken */
+        RETVAL = why;
+    OUTPUT:
+        RETVAL
 
 void
 _set_compression(m, on)

@@ -531,7 +531,8 @@ sub namespace {
         my $ns = $_[0] // '';
         _croak('Mcpool::namespace: the namespace must be a string, not a reference')
             unless _is_string($ns);
-        $self->_set_namespace($ns);
+        my $why = $self->_set_namespace($ns, $old);
+        _croak("Mcpool::namespace: $why") if defined $why;    # the old one kept
         $st->{namespace} = $ns;
     }
     return $old;
@@ -556,11 +557,8 @@ sub enable_compress {
     return;
 }
 
-# Each server's own outcome (the core's flush_all_each): 1 flushed, undef failed.
-sub flush_all {
-    my ($self, $delay) = @_;
-    return $self->_flush_all($delay // 0);
-}
+# flush_all is XS: each server's own outcome (the core's flush_all_each), 1 flushed, undef
+# failed.
 
 # set_multi, add_multi, replace_multi, append_multi, prepend_multi, cas_multi and
 # delete_multi are XS (one pipelined call: per server every command is written before any

@@ -193,6 +193,28 @@ is($m->namespace, '', '... the namespace stays');
     undef $h;
 }
 
+# ----- croaks of methods in lib/Mcpool.pm that call the XS: the caller's place, the method named
+# (tester finding retest41b 4: flush_all('abc') and namespace("a b") named Mcpool.pm's line, and
+# namespace's said "building the client failed") -----
+{
+    my $ns = Mcpool->new({ servers => [$srv], namespace => "${p}ns:" });
+    croaks_into_last_error('namespace("a b")', sub { $ns->namespace('a b') },
+        qr/^Mcpool::namespace: configuration error: key_prefix "a b": key contains a space/);
+    is($ns->namespace, "${p}ns:", 'namespace("a b") refused: the old namespace kept');
+    ok($ns->set('kept', 'v'), '... and the client works with it');
+    is($m->get("${p}ns:kept"), 'v', '... writing under the old namespace');
+    is($ns->namespace('ok:'), "${p}ns:", 'a later namespace($good) is taken');
+    for my $call ([namespace => __LINE__, sub { $ns->namespace('a b') }],
+                  [flush_all => __LINE__, sub { $m->flush_all('abc') }]) {
+        my ($name, $line, $code) = @$call;
+        ok(!eval { $code->(); 1 }, "$name: croaks");
+        like($@, qr/ at \Q${\__FILE__}\E line $line\.\n\z/, "$name: at the caller's line, not Mcpool.pm's");
+    }
+    ok(ref $m->flush_all(0, 'more'), 'flush_all ignores arguments after the delay, as Cache::Memcached::Fast');
+    croaks_into_last_error("flush_all('abc')", sub { $m->flush_all('abc') },
+        'flush_all: invalid expiration time: "abc" is not a number of seconds');
+}
+
 # ----- the methods that cannot fail: their croaks leave last_error as it is -----
 croaks_keeping_last_error('server_for(undef)', sub { $m->server_for(undef) },
     qr/^Mcpool::server_for: the key is undef\z/);
