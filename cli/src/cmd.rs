@@ -783,7 +783,7 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
                  flags for the kind, --flags the flags given, the value as bytes)"
             ));
         }
-        out.kind = match text(k)? {
+        out.kind = match text_of(&format!("{command} --kind"), k)? {
             "bytes" => Kind::Bytes,
             "text" => Kind::Text,
             "int" => Kind::Int,
@@ -1321,7 +1321,7 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
     // --ttl's seconds, for the key's command.
     let ttl_of = |key: &[u8]| -> Result<u32, String> {
         ttl.map_or(Ok(0), |v| {
-            text(v)
+            text_of("--ttl", v)
                 .and_then(|v| crate::seconds("--ttl", v))
                 .map_err(|e| about(command, key, e))
         })
@@ -1358,7 +1358,7 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
                 ("replace", []) => StoreCommand::Replace,
                 ("cas", [cas]) => {
                     // 0 is the core's to refuse (no item has CAS 0), as on every surface.
-                    let cas = text(cas)
+                    let cas = text_of("CAS", cas)
                         .and_then(|c| {
                             crate::whole_number(c).ok_or_else(|| {
                                 format!(
@@ -1373,7 +1373,7 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
                 _ => return Err(wrong()),
             };
             let flags = flags
-                .map(|f| text(f).and_then(|f| crate::count("--flags", f, 0)))
+                .map(|f| text_of("--flags", f).and_then(|f| crate::count("--flags", f, 0)))
                 .transpose()
                 .map_err(|e| about(command, key, e))?;
             let value = match (flags, kind) {
@@ -1421,14 +1421,14 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
         },
         ("touch", &[key, ttl]) => Op::Touch {
             key,
-            ttl: text(ttl)
+            ttl: text_of("touch TTL", ttl)
                 .and_then(|t| crate::seconds("touch TTL", t))
                 .map_err(|e| about(command, key, e))?,
         },
         ("touch", [keys @ .., ttl]) if keys.len() > 1 => Op::TouchMulti {
             keys: distinct(keys),
             // (`touch 100 k1 k2`, gat's order, reads "k2" as the TTL: the error says where it goes)
-            ttl: text(ttl)
+            ttl: text_of("touch TTL", ttl)
                 .and_then(|t| crate::seconds("touch TTL", t))
                 .map_err(|e| format!("{e} (the TTL goes last: touch KEY... TTL)"))?,
         },
@@ -1458,7 +1458,7 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
         // A lease's times are durations (0 to 30 days), by the core's rule for them.
         ("lease", [key, ttl, recache @ ..]) => {
             let seconds = |arg: &str, what: &'static str, t: &[u8]| {
-                text(t)
+                text_of(arg, t)
                     .and_then(|t| crate::lease_seconds(arg, what, t))
                     .map_err(|e| about(command, key, e))
             };
@@ -1473,7 +1473,7 @@ fn typed_command<'a>(spec: &Spec, a: Args<'a>) -> Result<Op<'a>, String> {
         }
         ("invalidate", &[key, ttl]) => Op::Invalidate {
             key,
-            stale_ttl: text(ttl)
+            stale_ttl: text_of("invalidate STALE_TTL", ttl)
                 .and_then(|t| crate::lease_seconds("invalidate STALE_TTL", "stale_ttl", t))
                 .map_err(|e| about(command, key, e))?,
         },
@@ -1529,7 +1529,7 @@ fn stats_group<'a>(pos: &[&'a [u8]]) -> Result<Option<&'a str>, String> {
 /// incr/decr's delta N: memcached's deltas are unsigned 64-bit (the error follows the
 /// command and key).
 fn delta(command: &str, s: &[u8]) -> Result<u64, String> {
-    let t = text(s)?;
+    let t = text_of("N", s)?;
     crate::whole_number(t).ok_or_else(|| {
         let other = match command {
             "incr" => "decr",
@@ -1550,7 +1550,7 @@ fn delta(command: &str, s: &[u8]) -> Result<u64, String> {
 /// A counter's value (set-counter's N, incr-or-init's INITIAL): memcached's counters are
 /// unsigned 64-bit (-1 would be a counter no incr takes), written in decimal digits.
 fn counter_value(what: &str, s: &[u8]) -> Result<u64, String> {
-    let t = text(s)?;
+    let t = text_of(what, s)?;
     crate::whole_number(t).ok_or_else(|| {
         format!(
             "{what} takes an unsigned 64-bit integer (0 to {}), not {t:?}",
@@ -1593,7 +1593,18 @@ pub fn run(g: &Globals, command: &str, args: &[Vec<u8>]) -> ExitCode {
         }
         Parsed::StatsClient => args
             .iter()
-            .map(|a| text(a).map(str::to_owned))
+            .enumerate()
+            .map(|(i, a)| {
+                // named by the option it is the value of (`stats --client --ops`)
+                let option = i
+                    .checked_sub(1)
+                    .and_then(|j| std::str::from_utf8(&args[j]).ok())
+                    .filter(|p| p.starts_with("--"))
+                    .map_or("stats --client".to_owned(), |p| {
+                        format!("stats --client {p}")
+                    });
+                text_of(&option, a).map(str::to_owned)
+            })
             .collect::<Result<Vec<_>, _>>()
             .and_then(|args| crate::client_stats::Load::parse(&args))
             .map(Op::StatsClient),

@@ -484,6 +484,24 @@ fn swallowed(taken: &Option<(String, String)>, next: Option<&str>) -> Option<Str
     ))
 }
 
+/// Whether the global option `flag` (`--servers`, `--io-timeout`: the CLI's own and the
+/// core's options) takes a value (a boolean one alone is a switch, see [`parse_globals`]).
+fn takes_value(flag: &str) -> bool {
+    flag.strip_prefix("--")
+        .and_then(mcpool::config::options::option)
+        .is_some()
+        || matches!(
+            flag,
+            "--servers"
+                | "--weights"
+                | "--ketama-points"
+                | "--prefix"
+                | "--connect-timeout-ms"
+                | "--io-timeout-ms"
+                | "--sasl-password-file"
+        )
+}
+
 fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
     use mcpool::config::options::OptionType;
     let mut g = Globals::default();
@@ -501,17 +519,7 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
         let table = flag
             .strip_prefix("--")
             .and_then(mcpool::config::options::option);
-        let takes_value = table.is_some()
-            || matches!(
-                flag,
-                "--servers"
-                    | "--weights"
-                    | "--ketama-points"
-                    | "--prefix"
-                    | "--connect-timeout-ms"
-                    | "--io-timeout-ms"
-                    | "--sasl-password-file"
-            );
+        let takes_value = takes_value(flag);
         // A boolean option alone is a switch (`--fail-open get k`: true) when what follows
         // is no value of its own: nothing, a command or another option. Otherwise the next
         // argument is its value, checked by the core (`--fail-open ture` is refused).
@@ -709,8 +717,19 @@ fn run() -> ExitCode {
                 } else {
                     shown
                 };
+                // the option it is the value of, when it is one (tester finding retest41b 5)
+                let option = match args[i].split_once('=') {
+                    Some((flag, _)) if flag.starts_with("--") && takes_value(flag) => {
+                        format!("{flag}: ")
+                    }
+                    _ => i
+                        .checked_sub(1)
+                        .map(|j| args[j].as_str())
+                        .filter(|p| !p.contains('=') && takes_value(p))
+                        .map_or(String::new(), |p| format!("{p}: ")),
+                };
                 usage_error(&format!(
-                    "argument {shown} is not UTF-8 (only a command's keys and values may be any bytes)"
+                    "{option}argument {shown} is not UTF-8 (only a command's keys and values may be any bytes)"
                 ))
             })
     };

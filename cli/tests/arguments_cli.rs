@@ -394,6 +394,80 @@ fn messages_name_what_is_at_fault() {
             "{args:?}: {e}"
         );
     }
+    // ... and every other argument that is text: by its option or its place (tester finding
+    // retest41b 5: --kind, stats --client --ops, the global options, set --ttl/--flags, touch's
+    // TTL, incr's N, cas's CAS, lease's and set-counter's numbers named no argument)
+    let bad = std::ffi::OsStr::from_bytes(b"\xfe");
+    for (before, after, what) in [
+        (
+            &["--servers", &s, "set", "k", "v", "--kind"][..],
+            &[][..],
+            "set --kind: ",
+        ),
+        (
+            &["--servers", &s, "set", "k", "v", "--ttl"][..],
+            &[][..],
+            "set \"k\": --ttl: ",
+        ),
+        (
+            &["--servers", &s, "set", "k", "v", "--flags"][..],
+            &[][..],
+            "set \"k\": --flags: ",
+        ),
+        (
+            &["--servers", &s, "cas", "k", "v"][..],
+            &[][..],
+            "cas \"k\": CAS: ",
+        ),
+        (
+            &["--servers", &s, "touch", "k"][..],
+            &[][..],
+            "touch \"k\": touch TTL: ",
+        ),
+        (
+            &["--servers", &s, "incr", "k"][..],
+            &[][..],
+            "incr \"k\": N: ",
+        ),
+        (
+            &["--servers", &s, "set-counter", "k"][..],
+            &[][..],
+            "set-counter \"k\": N: ",
+        ),
+        (
+            &["--servers", &s, "incr-or-init", "k", "1"][..],
+            &[][..],
+            "incr-or-init \"k\": INITIAL: ",
+        ),
+        (
+            &["--servers", &s, "lease", "k"][..],
+            &[][..],
+            "lease \"k\": lease TTL: ",
+        ),
+        (
+            &["--servers", &s, "stats", "--client", "--ops"][..],
+            &[][..],
+            "stats --client --ops: ",
+        ),
+        (&["--servers"][..], &["get", "k"][..], "--servers: "),
+        (
+            &["--servers", &s, "--io-timeout"][..],
+            &["get", "k"][..],
+            "--io-timeout: ",
+        ),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args(before)
+            .arg(bad)
+            .args(after)
+            .output()
+            .unwrap();
+        let e = stderr(&o);
+        assert!(
+            code(&o) == 2 && e.contains(&format!("{what}argument \"\\xfe\" is not UTF-8")),
+            "{before:?}: {e}"
+        );
+    }
     // ... an unknown option after the command too (tester finding retest39 3)
     let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
         .args(["--servers", &s, "set", "k", "v"])
