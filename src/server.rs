@@ -542,6 +542,11 @@ impl Server {
         make_pool(&self.settings, self.manager.clone(), threads)
     }
 
+    /// This server's address and what its name resolved to.
+    pub(crate) fn resolve(&self) -> &Arc<Resolve> {
+        &self.addr
+    }
+
     /// The addresses this server's name resolved to last (none when it never resolved; a
     /// unix socket's path made absolute): what `set_servers` compares a server added back
     /// under another spelling with. Never waits.

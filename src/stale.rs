@@ -19,6 +19,7 @@
 //! Without this a second outage read them back: a key rewritten on its own server between
 //! two outages read its first outage's value during the second.
 
+use crate::client::topology::Siblings;
 use crate::conn::Conn;
 use crate::dialect::{batch_tags, Dialect, Outcome, Request};
 use crate::error::{Error, Result};
@@ -89,7 +90,7 @@ impl ReturnPolicy {
             hosted_pending: AtomicBool::new(false),
             hosted_since: AtomicU64::new(0),
             state: Mutex::new(Away::default()),
-            shared: AtomicBool::new(false),
+            siblings: Mutex::new(None),
             cleaning: Mutex::new(false),
             cleaned: Condvar::new(),
         }
@@ -122,11 +123,10 @@ pub(crate) struct AwayGuard {
     /// deleted.
     hosted_since: AtomicU64,
     state: Mutex<Away>,
-    /// Another entry of the client's list is the same server (an address listed twice):
-    /// its return flushes under `delete-written`, since the keys written elsewhere while the
-    /// other entry was away are that entry's list, not this one's (tester finding retest41a
-    /// 1: the first entry back served the other entry's key at its value from before).
-    shared: AtomicBool,
+    /// The client's list and this server's place in it: when another entry is the same
+    /// memcached (an address listed twice, or under two spellings), its return flushes
+    /// under `delete-written` ([`Siblings::shared_now`]).
+    siblings: Mutex<Option<Siblings>>,
     /// True while a caller cleans (its I/O under way), with the condition its end signals.
     cleaning: Mutex<bool>,
     cleaned: Condvar,
@@ -216,10 +216,19 @@ impl AwayGuard {
         self.pending.load(Ordering::Acquire)
     }
 
-    /// Another entry of the list is the same server (see `shared`): set when the list is
-    /// built or changed.
-    pub(crate) fn set_shared(&self, shared: bool) {
-        self.shared.store(shared, Ordering::Release);
+    /// The client's list and this server's place in it (see `siblings`): set when the list
+    /// is built or changed.
+    pub(crate) fn set_siblings(&self, siblings: Siblings) {
+        *self.siblings.lock().unwrap_or_else(|p| p.into_inner()) = Some(siblings);
+    }
+
+    /// Whether another entry of the list is this server's memcached, as known now.
+    fn shared_now(&self) -> bool {
+        self.siblings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .is_some_and(Siblings::shared_now)
     }
 
     /// This (new) server's address was dropped from the list while away and not cleaned,
@@ -312,6 +321,10 @@ impl AwayGuard {
                 sent: false,
             });
         };
+        // (asked before the state's lock: it reads each entry's resolved addresses)
+        let shared = self.policy == OnServerReturn::DeleteWritten
+            && self.pending.load(Ordering::Acquire)
+            && self.shared_now();
         let plan = {
             let s = self.lock();
             let returning = self.pending.load(Ordering::Acquire);
@@ -330,7 +343,7 @@ impl AwayGuard {
                     && (self.policy == OnServerReturn::Flush
                         || s.keys.overflowed
                         || s.left_list
-                        || self.shared.load(Ordering::Acquire)));
+                        || shared));
             let mut deleted: Vec<Box<[u8]>> = Vec::new();
             if !flush {
                 let written = s.keys.keys.iter().filter(|_| returning);

@@ -13,7 +13,7 @@ mod meta_ext;
 pub(crate) mod observe;
 mod place;
 mod read;
-mod topology;
+pub(crate) mod topology;
 mod typed;
 
 pub(crate) use topology::Topology;
