@@ -3071,6 +3071,25 @@ mcpool_status mcpool_expiry_checked(const char *op,
                                     uint32_t *out);
 
 /**
+ * `mcpool_expiry_moment_from_now` refused where it is capped rather than answered: writes
+ * the moment to `*out` and answers `MCPOOL_OK`, or, for a duration that ends after
+ * `INT64_MAX` (the year 292 billion; `mcpool_expiry_moment_from_now` answers such a one as
+ * `INT64_MAX`, a moment the caller never asked for), `MCPOOL_INVALID_ARGUMENT` with the last
+ * error naming `op` (NULL: this function) and the duration (`expiry_from_now: invalid
+ * duration: 9223372036854775807 is too long: from now it ends after 9223372036854775807,
+ * ...`). A moment after 2038 is answered (every call then refuses it as above
+ * `MCPOOL_MAX_TTL`). For a binding whose `expiry_from_now` answers a signed 64-bit moment.
+ * Reads the system clock. `*out` is written only on `MCPOOL_OK`; a NULL `out` is
+ * `MCPOOL_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `op` is NULL or a NUL-terminated string; `out` is NULL (refused) or valid for one write.
+ */
+mcpool_status mcpool_expiry_moment_from_now_checked(const char *op,
+                                                    int64_t seconds,
+                                                    int64_t *out);
+
+/**
  * `mcpool_expiry_checked` for the `ttl` of a store by `op` (an `mcpool_store_op`) of `key`
  * on `client`, as the store itself would take it: a negative time is
  * `MCPOOL_EXPIRED_AT_ONCE`; one above `MCPOOL_MAX_TTL` is `MCPOOL_INVALID_ARGUMENT` naming

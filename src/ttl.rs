@@ -140,6 +140,34 @@ pub fn moment_from_now_at(seconds: i64, now: u64) -> i64 {
     }
 }
 
+/// [`moment_from_now`], refused where it is capped rather than answered: a duration that
+/// ends after `i64::MAX` (the year 292 billion), which [`moment_from_now`] answers as
+/// `i64::MAX`, a moment the caller never asked for. For a binding whose `expiry_from_now`
+/// answers the moment as its language's integer (Python, Perl): the refusal names the
+/// duration and that limit, not memcached's (durations whose moment is after 2038 are
+/// answered, and refused by the call they are then given to).
+pub fn moment_from_now_checked(seconds: i64) -> Result<i64> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    moment_from_now_checked_at(seconds, now)
+}
+
+/// [`moment_from_now_checked`] with the current unix time given (`now`), for tests.
+pub fn moment_from_now_checked_at(seconds: i64, now: u64) -> Result<i64> {
+    match moment_from_now_at(seconds, now) {
+        i64::MAX => Err(Error::InvalidArgument {
+            what: "duration",
+            reason: format!(
+                "{seconds} is too long: from now it ends after {}, the latest unix time \
+                 an expiry can name",
+                i64::MAX
+            ),
+        }),
+        at => Ok(at),
+    }
+}
+
 /// A caller's signed `flush_all` delay as the `u32` the call takes: a negative one is 0,
 /// "now" (memcached flushes at once for a delay in the past, and Cache::Memcached::Fast and
 /// pylibmc send -1 for it), one beyond `u32` is `u32::MAX` (refused by [`check`]), any other
@@ -285,6 +313,33 @@ mod tests {
         assert_eq!(moment_from_now_at(60, now), 60);
         assert_eq!(moment_from_now_at(-1, now), i64::from(EXPIRED_AT_ONCE));
         assert_eq!(moment_from_now_at(i64::MAX, now), i64::MAX);
+        // ... refused where it is capped, naming the duration and the cap (tester finding
+        // retest41b 2: the refusal named memcached's 2147483647, which longer durations pass)
+        assert_eq!(
+            moment_from_now_checked_at(century, now).ok(),
+            Some(1_700_000_000 + century)
+        );
+        assert_eq!(
+            moment_from_now_checked_at(-5, now).ok(),
+            Some(i64::from(EXPIRED_AT_ONCE))
+        );
+        let last = i64::MAX - 1_700_000_000;
+        assert_eq!(
+            moment_from_now_checked_at(last - 1, now).ok(),
+            Some(i64::MAX - 1)
+        );
+        for refused in [last, i64::MAX] {
+            let e = moment_from_now_checked_at(refused, now)
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                e,
+                format!(
+                    "invalid duration: {refused} is too long: from now it ends after \
+                     9223372036854775807, the latest unix time an expiry can name"
+                )
+            );
+        }
         let refused = checked_from_signed("ttl", moment_from_now_at(century, now));
         assert!(
             refused

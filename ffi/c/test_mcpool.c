@@ -3449,6 +3449,31 @@ static void test_kinds(void) {
         snprintf(want, sizeof want, "%lld is above", (long long)at);
         CHECK(strstr(mcpool_last_error_message(), want) != NULL);
     }
+    /* ... refused where it is capped, naming the duration and the cap, not memcached's
+     * 2147483647, which durations answered as moments after 2038 pass (tester finding
+     * retest41b 2) */
+    {
+        int64_t at = 0;
+        EXPECT(mcpool_expiry_moment_from_now_checked("expiry_from_now", 60, &at), MCPOOL_OK);
+        CHECK(at == 60);
+        EXPECT(mcpool_expiry_moment_from_now_checked(NULL, -5, &at), MCPOOL_OK);
+        CHECK(at == MCPOOL_EXPIRED_AT_ONCE);
+        EXPECT(mcpool_expiry_moment_from_now_checked(NULL, (int64_t)1 << 40, &at), MCPOOL_OK);
+        CHECK(at > (int64_t)1 << 40 && at < INT64_MAX);
+        at = 7;
+        EXPECT(mcpool_expiry_moment_from_now_checked("expiry_from_now", INT64_MAX, &at),
+               MCPOOL_INVALID_ARGUMENT);
+        CHECK(at == 7); /* untouched */
+        CHECK(strcmp(mcpool_last_error_message(),
+                     "expiry_from_now: invalid duration: 9223372036854775807 is too long: from "
+                     "now it ends after 9223372036854775807, the latest unix time an expiry "
+                     "can name") == 0);
+        EXPECT(mcpool_expiry_moment_from_now_checked(NULL, INT64_MAX - 1000, &at),
+               MCPOOL_INVALID_ARGUMENT);
+        CHECK(strncmp(mcpool_last_error_message(), "mcpool_expiry_moment_from_now_checked: ",
+                      39) == 0);
+        EXPECT(mcpool_expiry_moment_from_now_checked(NULL, 60, NULL), MCPOOL_INVALID_ARGUMENT);
+    }
     EXPECT(mcpool_client_set(m, K("k31"), K("v"), 0, mcpool_expiry_from_now(31 * 86400)),
            MCPOOL_OK);
     EXPECT(mcpool_client_get(m, K("k31"), &item), MCPOOL_OK); /* kept, not expired in 1970 */

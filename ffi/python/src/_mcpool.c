@@ -5469,9 +5469,10 @@ static PyObject *mod_tls_supported(PyObject *m, PyObject *noargs) {
  * from 2**63 on, a duration that ends after the year 292 billion) and a float that is no
  * finite number are refused, never answered as another number (tester finding retest39 7:
  * 2**64 answered 9223372036854775807): a ClientError in the core's words for a time refused
- * (mcpool_expiry_checked, as flush_all's delay, the number named as given by time_message):
- * `expiry_from_now: invalid duration: 18446744073709551616 is above 2147483647, the largest
- * expiry memcached can honour`, `expiry_from_now: invalid duration: inf is not a finite
+ * (mcpool_expiry_moment_from_now_checked, the number named as given by time_message):
+ * `expiry_from_now: invalid duration: 18446744073709551616 is too long: from now it ends
+ * after 9223372036854775807, ...` (tester finding retest41b 2: it said "above 2147483647",
+ * which longer durations pass), `expiry_from_now: invalid duration: inf is not a finite
  * number of seconds`, as Perl's. Anything but an int or a float is a ClientTypeError naming
  * the call. */
 static PyObject *mod_expiry_from_now(PyObject *m, PyObject *arg) {
@@ -5513,17 +5514,17 @@ static PyObject *mod_expiry_from_now(PyObject *m, PyObject *arg) {
         }
         Py_DECREF(i);
     }
-    int64_t at = t.nonfinite ? INT64_MAX : mcpool_expiry_moment_from_now(t.seconds);
-    uint32_t unused;
-    if (at < INT64_MAX ||
-        mcpool_expiry_checked("expiry_from_now", NULL, 0, "ttl", t.seconds, &unused) ==
-            MCPOOL_OK) {
+    int64_t at = 0;
+    if (!t.nonfinite &&
+        mcpool_expiry_moment_from_now_checked("expiry_from_now", t.seconds, &at) == MCPOOL_OK) {
         Py_XDECREF(t.given);
         return PyLong_FromLongLong(at);
     }
-    /* the core's refusal of the time, named as a duration and as the caller wrote it, with
-     * the attributes of its status and `server` None, as time_refused's */
-    raise_at(ClientError, MCPOOL_INVALID_ARGUMENT, time_message("ttl", "duration", &t),
+    if (t.nonfinite) /* the core's refusal to rename: INT64_MAX ends beyond its cap */
+        (void)mcpool_expiry_moment_from_now_checked("expiry_from_now", INT64_MAX, &at);
+    /* the core's refusal of the duration, named as the caller wrote it, with the attributes
+     * of its status and `server` None, as time_refused's */
+    raise_at(ClientError, MCPOOL_INVALID_ARGUMENT, time_message("duration", "duration", &t),
              Py_None);
     Py_XDECREF(t.given);
     return NULL;
@@ -5695,8 +5696,9 @@ static PyMethodDef module_methods[] = {
      "2038 is refused by the call, which names it (the number answered is the moment asked, "
      "never cut to 32 bits). A duration whose moment is beyond 2**63-1 (from 2**63 seconds "
      "on) or a float that is no finite number raises ClientError naming it as given, never "
-     "another number ('expiry_from_now: invalid duration: 18446744073709551616 is above "
-     "2147483647, ...'); anything but an int or a float ClientTypeError."},
+     "another number ('expiry_from_now: invalid duration: 18446744073709551616 is too long: "
+     "from now it ends after 9223372036854775807, ...'); anything but an int or a float "
+     "ClientTypeError."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -2,16 +2,18 @@
 its refusals name the call. Tester finding retest39 7: a duration from 2**63 seconds on
 (2**64, 10**30) answered 9223372036854775807, the C function's cap, a number that is not the
 moment asked, though the docstring says "the number answered is the moment asked"; it is
-refused now, a ClientError in the core's words for a time refused (mcpool_expiry_checked, as
-Perl's binding words its refusals), the number named as given. Its other errors name the call
-too."""
+refused now, a ClientError in the core's words for it (mcpool_expiry_moment_from_now_checked,
+as Perl's binding words its refusals), the number named as given. Tester finding retest41b 2:
+the refusal said "is above 2147483647", which durations answered as moments after 2038 are
+too; it names the cap it is refused for. Its other errors name the call too."""
 import time
 
 import pytest
 
 import mcpool
 
-ABOVE = "is above 2147483647, the largest expiry memcached can honour"
+ABOVE = ("is too long: from now it ends after 9223372036854775807, the latest unix time an "
+         "expiry can name")
 
 
 @pytest.mark.parametrize("seconds,shown", [
