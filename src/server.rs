@@ -1196,6 +1196,12 @@ impl Server {
         None
     }
 
+    /// Counts a batch item the server answered with an error of its own (a SERVER_ERROR),
+    /// as a single call's reply counts it.
+    pub(crate) fn count_refused(&self, e: &Error) {
+        self.counters.error(e);
+    }
+
     /// Counts the outcome of a retrieval as its caller got it: of `asked` keys, `found` came
     /// with a value, of which `undecoded` did not decode (the caller got
     /// `Error::Decompress` / `Error::ValueFormat`): those count in `protocol_errors`, as

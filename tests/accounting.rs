@@ -307,3 +307,64 @@ fn a_panicking_event_handler_does_not_reach_the_caller() {
         "the handler ran"
     );
 }
+
+/// Tester finding topology 1: a batch item answered with an error of its own (memcached's
+/// `SERVER_ERROR object too large for cache` for a set, `CLIENT_ERROR` for an incr of a value
+/// that is no number) failed that item, yet the batch's record said `not_stored` / `miss`
+/// with no error and `server_errors` stayed where it was, where a single call's record says
+/// `error` and counts it. Now the server's record is `error` with the first such item's
+/// error, and each such item counts in `server_errors`, on every protocol.
+#[test]
+fn a_batch_item_answered_with_an_error_of_its_own_is_recorded_and_counted() {
+    let mc = Memcached::start(&["-m", "64"]);
+    let prefix = unique("itemerr");
+    let big = common::noise(1_048_540); // under the client's limit, over memcached's
+    for protocol in [Protocol::Text, Protocol::Binary, Protocol::Meta] {
+        let (c, log) = traced(
+            Client::builder()
+                .server(&mc.addr())
+                .protocol(protocol)
+                .key_prefix(format!("{prefix}{protocol:?}"))
+                .compression(false),
+        );
+        let before = c.metrics()[0].server_errors;
+        let r = c.set_multi(&[("a", &b"1"[..]), ("k", &big), ("j", &big)], 0);
+        assert!(
+            r[0].is_ok() && r[1].is_err() && r[2].is_err(),
+            "{protocol:?} {r:?}"
+        );
+        let recs = take(&log);
+        assert_eq!(recs.len(), 1, "{protocol:?} {recs:?}");
+        assert_eq!(recs[0].0, Op::SetMulti, "{recs:?}");
+        assert_eq!(
+            recs[0].3,
+            OpOutcome::Error(Class::ClientError),
+            "{protocol:?} {recs:?}"
+        );
+        assert_eq!(
+            recs[0].4.as_deref(),
+            Some(r[1].as_ref().unwrap_err().to_string().as_str()),
+            "{protocol:?}: the first such item's error"
+        );
+        assert_eq!(c.metrics()[0].server_errors, before + 2, "{protocol:?}");
+
+        assert!(c.set("text", b"not a number", 0).unwrap().is_stored());
+        assert!(c.set("n", b"5", 0).unwrap().is_stored());
+        take(&log);
+        let before = c.metrics()[0].server_errors;
+        let r = c.arith_multi(true, &[("n", 1), ("text", 1)]);
+        assert_eq!(r[0].as_ref().ok(), Some(&Some(6)), "{protocol:?} {r:?}");
+        assert!(r[1].is_err(), "{protocol:?} {r:?}");
+        let recs = take(&log);
+        assert_eq!(recs.len(), 1, "{protocol:?} {recs:?}");
+        assert!(
+            matches!(recs[0].3, OpOutcome::Error(_)),
+            "{protocol:?} {recs:?}"
+        );
+        assert_eq!(c.metrics()[0].server_errors, before + 1, "{protocol:?}");
+        // A batch whose items were all answered as usual stays as it was.
+        let r = c.set_multi(&[("a", &b"1"[..]), ("b", &b"2"[..])], 0);
+        assert!(r.iter().all(|r| r.is_ok()));
+        assert_eq!(take(&log)[0].3, OpOutcome::Stored, "{protocol:?}");
+    }
+}

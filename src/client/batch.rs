@@ -653,6 +653,18 @@ impl Client {
                             results[i] = None;
                         }
                     }
+                    // The items the server answered with an error of their own (a
+                    // SERVER_ERROR: a value too large for it) count as a single store's reply
+                    // counts, and the server's record is the first such error, as a multi-key
+                    // read's undecodable value is (tester finding topology 1: the record said
+                    // not_stored or miss, and no counter moved).
+                    let mut refused: Option<Error> = None;
+                    for &i in &members {
+                        if let Some(Err(e)) = &results[i] {
+                            t.servers[idx].count_refused(e);
+                            refused.get_or_insert_with(|| e.clone());
+                        }
+                    }
                     let mut opened = 0;
                     if let Err(e) = &res {
                         // The items whose own reply was not read get the error; an item
@@ -675,10 +687,13 @@ impl Client {
                             .filter(|&&i| matches!(&results[i], Some(Ok(o)) if (kind.positive)(o)))
                             .count();
                         let n = members.len();
-                        let (o, e) = match &res {
-                            Ok(_) => ((kind.summary)(n, hits), None),
-                            Err(e) if opened > 0 => (OpOutcome::FailedOpen(e.class()), Some(e)),
-                            Err(e) => (OpOutcome::Error(e.class()), Some(e)),
+                        let (o, e) = match (&res, &refused) {
+                            (Ok(_), Some(bad)) => (OpOutcome::Error(bad.class()), Some(bad)),
+                            (Ok(_), None) => ((kind.summary)(n, hits), None),
+                            (Err(e), _) if opened > 0 => {
+                                (OpOutcome::FailedOpen(e.class()), Some(e))
+                            }
+                            (Err(e), _) => (OpOutcome::Error(e.class()), Some(e)),
                         };
                         self.hold(&mut held, st, kind.op, n, hits, Some(idx), o, e);
                     }
