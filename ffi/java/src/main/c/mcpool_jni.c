@@ -2134,8 +2134,8 @@ JNIEXPORT jbyteArray JNICALL Java_io_mcpool_Native_gatMulti(JNIEnv *env, jclass 
 }
 
 /* Statistics (group NULL: general; "items", "slabs", ...) or, with version set, versions.
- * Flattened for Java as byte[]s of UTF-8: for each server, label, status name ("MCPOOL_OK"
- * when it answered), error message, pair count (decimal), then name, value, name, value, ... */
+ * Flattened for Java as byte[]s of UTF-8: for each server, label, status (decimal, 0 when it
+ * answered), error message, pair count (decimal), then name, value, name, value, ... */
 static jobjectArray server_results(JNIEnv *env, mcpool_server_results *r) {
     size_t servers = mcpool_server_results_len(r);
     size_t total = 0;
@@ -2155,12 +2155,12 @@ static jobjectArray server_results(JNIEnv *env, mcpool_server_results *r) {
         mcpool_status st = mcpool_server_results_status(r, i);
         const char *err = st == MCPOOL_OK ? "" : mcpool_last_error_message();
         size_t err_len = st == MCPOOL_OK ? 0 : mcpool_last_error_length();
-        const char *sname = mcpool_status_name((uint32_t)st);
         mcpool_server_results_count(r, i, &count);
-        char num[32];
+        char status[16], num[32];
+        snprintf(status, sizeof status, "%u", (unsigned)st);
         snprintf(num, sizeof num, "%zu", count);
-        const char *texts[4] = {label, sname, err, num};
-        size_t lens[4] = {len, strlen(sname), err_len, strlen(num)};
+        const char *texts[4] = {label, status, err, num};
+        size_t lens[4] = {len, strlen(status), err_len, strlen(num)};
         for (int p = 0; p < 4; p++) {
             jbyteArray part = new_bytes(env, texts[p], lens[p]);
             if (part == NULL) break; /* an exception is pending: checked below */

@@ -690,12 +690,14 @@ public final class Mcpool implements AutoCloseable {
 
     /** Multi-get: values in key order (null for misses). */
     Object[] getMultiArray(Transcoder t, String[] keys) {
-        return getMultiArray(t, keys, false);
+        return getMultiArray(t, keys, false, false, 0);
     }
 
-    /** lenient: keys whose server failed are misses (counted), as Whalin's getMulti. */
-    Object[] getMultiArray(Transcoder t, String[] keys, boolean lenient) {
-        return getMultiArray(t, keys, lenient, false, 0);
+    /** lenient: keys whose server failed are misses (counted), as Whalin's getMulti; each
+     * such key and its error go to {@code failed} (null: none). */
+    Object[] getMultiArray(Transcoder t, String[] keys, boolean lenient,
+                           java.util.function.BiConsumer<String, McpoolException> failed) {
+        return getMultiArray(t, keys, lenient, false, 0, false, failed);
     }
 
     /** touch: get-and-touch, each found key's expiry set to ttl (not lenient). */
@@ -706,6 +708,11 @@ public final class Mcpool implements AutoCloseable {
     /** withCas: each hit a {@link MemcachedItem} of its value (decoded as without) and its CAS
      * unique, read in the same one JNI call and round trip per server (gets/gats per key). */
     Object[] getMultiArray(Transcoder t, String[] keys, boolean lenient, boolean touch, int ttl, boolean withCas) {
+        return getMultiArray(t, keys, lenient, touch, ttl, withCas, null);
+    }
+
+    private Object[] getMultiArray(Transcoder t, String[] keys, boolean lenient, boolean touch, int ttl, boolean withCas,
+                                   java.util.function.BiConsumer<String, McpoolException> failed) {
         t = t.forValueFormat(valueFormat);
         int n = keys.length;
         Object[] vals = new Object[n];
@@ -737,7 +744,9 @@ public final class Mcpool implements AutoCloseable {
         long h = nc.acquire();
         try {
             packed = touch ? Native.gatMulti(h, ttl, blob, lens, withCas, vals, kinds, flags, cas, spans)
-                : Native.getMulti(h, blob, lens, withCas, lenient, vals, kinds, flags, cas, spans);
+                // (lenient with a receiver for the errors: the native side hands each failed
+                // key's exception over, and the key is left out below)
+                : Native.getMulti(h, blob, lens, withCas, lenient && failed == null, vals, kinds, flags, cas, spans);
         } finally {
             nc.release();
         }
@@ -752,6 +761,12 @@ public final class Mcpool implements AutoCloseable {
             } else if (at == Native.UNREADABLE || at == Native.FAILED) { // its own exception in vals[i]
                 bad = vals[i] instanceof McpoolException ? (McpoolException) vals[i]
                     : new McpoolException(kinds[i], Native.statusName(kinds[i]), "multi-get of " + keys[i] + " failed");
+                if (at == Native.FAILED && lenient && serverSide(bad)) { // left out, as LEFT_OUT
+                    vals[i] = null;
+                    suppressed(ks[i]);
+                    failed.accept(keys[i], bad);
+                    continue;
+                }
                 if (at == Native.FAILED) {
                     unreadableOnly = false;
                     if (bad instanceof ClientException && callerError == null) callerError = bad;
@@ -812,6 +827,13 @@ public final class Mcpool implements AutoCloseable {
      * strict: when every server failed, the first one's error is thrown (as Python's stats and
      * version raise, and the CLI), so an unknown group is an error, not "no servers". */
     Map<String, Map<String, String>> serverResults(String group, int what, boolean failed, boolean strict) {
+        return serverResults(group, what, failed, strict, null);
+    }
+
+    /** serverResults, each server left out for its failure given to {@code leftOut} (null:
+     * none) with its exception, not thrown. */
+    Map<String, Map<String, String>> serverResults(String group, int what, boolean failed, boolean strict,
+                                                   java.util.function.BiConsumer<String, McpoolException> leftOut) {
         byte[] g = group == null ? null : Utf8.text(group, "statistics group");
         byte[][] flat;
         long h = nc.acquire();
@@ -823,19 +845,21 @@ public final class Mcpool implements AutoCloseable {
         Map<String, Map<String, String>> out = new LinkedHashMap<>();
         int i = 0;
         while (i < flat.length) {
-            String label = Utf8.decode(flat[i]), status = Utf8.decode(flat[i + 1]);
+            String label = Utf8.decode(flat[i]);
+            int status = Integer.parseInt(Utf8.decode(flat[i + 1]));
             byte[] message = flat[i + 2];
             int count = Integer.parseInt(Utf8.decode(flat[i + 3]));
             i += 4;
             Map<String, String> pairs = new LinkedHashMap<>();
             for (int e = 0; e < count; e++, i += 2) pairs.put(Utf8.decode(flat[i]), Utf8.decode(flat[i + 1]));
-            if ("MCPOOL_OK".equals(status)) out.put(label, pairs);
-            else if (!strict && !failed && "MCPOOL_AUTH".equals(status)) {
+            if (status == Native.OK) out.put(label, pairs);
+            else if (!strict && !failed && status == STATUS_AUTH) {
                 // Whalin's stats leave a failed server out; a refused TLS certificate or SASL
                 // login is thrown instead, as every MemCachedClient call throws it (retest22 1).
-                throw new ConnectionException(STATUS_AUTH, status, Utf8.decode(message));
+                throw sameClass(statusException(status), Utf8.decode(message));
             }
             else if (failed) out.put(label, null);
+            else if (leftOut != null) leftOut.accept(label, sameClass(statusException(status), Utf8.decode(message)));
         }
         return out;
     }

@@ -5,6 +5,7 @@ import java.util.Date;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Whalin's {@code MemCachedClient} API over a {@link SockIOPool}: the same method names and,
@@ -22,16 +23,23 @@ import java.util.Set;
  *     connection, a timeout, an error reply: {@link ConnectionException},
  *     {@link TimeoutException}, {@link ServerException}) is answered, not thrown: null from the
  *     reads, false from the stores, {@code delete}, {@code keyExists} and {@code flushAll}, -1
- *     from the counters; {@code getMulti} leaves the keys of a failed server out. Each such
- *     error is counted as {@code suppressed_errors} on its server in {@link #metrics()}.
- *     {@link Mcpool} is the strict API: it throws them. A refused TLS certificate or SASL
- *     login (MCPOOL_AUTH) is thrown here too ({@link ConnectionException}): a misconfiguration
- *     that no retry fixes, which null/false would show as an empty cache.</li>
+ *     from the counters; {@code getMulti} leaves the keys of a failed server out. So is a
+ *     value too large to store (the {@link ClientException} MCPOOL_VALUE_TOO_LARGE: larger
+ *     than the pool's {@code max_value_size}, refused before sending, or refused by memcached,
+ *     {@code SERVER_ERROR object too large for cache}): the store answers false, as Whalin's
+ *     did (a {@code set} refused so deletes the key, by the core's rule: no older value is
+ *     left to read). Each such error is counted as {@code suppressed_errors} on the key's
+ *     server in {@link #metrics()} and given to the {@link ErrorHandler}
+ *     ({@link #setErrorHandler}) with the key. {@link Mcpool} is the strict API: it throws
+ *     them. A refused TLS certificate or SASL login (MCPOOL_AUTH) is thrown here too
+ *     ({@link ConnectionException}): a misconfiguration that no retry fixes, which null/false
+ *     would show as an empty cache.</li>
  * <li>The caller's own mistakes are thrown ({@link ClientException}) where Whalin logged them
  *     and returned null/false: a null or invalid key, a null key array or argument (never a
  *     NullPointerException), a key or String value with an unpaired surrogate (it has no UTF-8
  *     form; Whalin sent {@code ?} in its place, so {@code "a\ud800"} and {@code "a?"} were one
- *     key), a value that cannot be encoded, a pool that is not initialized.</li>
+ *     key), a value that cannot be encoded, a pool that is not initialized. A value too large
+ *     is not one of them (false, above).</li>
  * <li>Java serialization is off until {@link #setSerializationEnabled(boolean)}: storing an
  *     object of another type is a {@link ClientException}; reading a value flagged serialized
  *     (8) is the {@link ServerException} MCPOOL_VALUE_FORMAT naming the key and its flags
@@ -57,6 +65,12 @@ import java.util.Set;
  *     String "hello" is {@code {6, 'h', 'e', 'l', 'l', 'o'}}): it is not decoded, since flags 0
  *     are bytes and its type byte cannot be told from a byte array's first byte (README.md,
  *     "Leaving Whalin's client").</li>
+ * <li>The {@link ErrorHandler} is told of every error answered with null/false/-1, error
+ *     replies included (Whalin's only logged those), and never of a thrown one; what it
+ *     throws is caught and counted ({@link #errorHandlerErrors()}). Whalin's log lines have
+ *     no counterpart: the pool's {@link SockIOPool#setOperationListener} sees every exchange
+ *     with a server, {@link SockIOPool#setServerEventListener} each server marked dead or
+ *     answering again.</li>
  * <li>The {@code hashCode} overloads are absent: placement is always by key. So is
  *     {@code statsCacheDump}: memcached's {@code stats cachedump} answers with ITEM lines,
  *     not statistics, and is a debugging command (capped, deprecated for
@@ -69,9 +83,11 @@ import java.util.Set;
  * item already expired, as memcached reads a negative expiry (Whalin sent it so, and memcached
  * dropped the item); one after 2038-01-19T03:14:07Z (more than {@link Mcpool#MAX_TTL}
  * seconds, which memcached would read as a negative expiry) is not sent: the store answers
- * false, as Whalin answered a store that did not happen, and a {@code set} deletes the key,
- * as the core does for a set it refuses so (Whalin's set was stored already expired: no
- * older value is left to read); {@code add}, {@code replace} and {@code cas} leave it.
+ * false, as Whalin answered a store that did not happen (the core's refusal,
+ * MCPOOL_INVALID_ARGUMENT, counted and given to the {@link ErrorHandler} as the errors
+ * above), and a {@code set} deletes the key, as the core does for a set it refuses so
+ * (Whalin's set was stored already expired: no older value is left to read); {@code add},
+ * {@code replace} and {@code cas} leave it.
  */
 public class MemCachedClient {
     /** Whalin's default compression threshold: values longer than this are gzipped. */
@@ -87,6 +103,8 @@ public class MemCachedClient {
     private volatile Transcoder transcoder; // null: the pool's format's default, with the settings above
     private volatile Transcoder effective = new DefaultTranscoder(false, false, null);
     private volatile Mcpool client;
+    private volatile ErrorHandler errorHandler;
+    private final AtomicLong errorHandlerErrors = new AtomicLong();
 
     /** A client of the pool called "default". */
     public MemCachedClient() {
@@ -106,6 +124,21 @@ public class MemCachedClient {
         setClassLoader(classLoader);
     }
 
+    /** A client of the pool called "default" with this class loader (as
+     * {@link #MemCachedClient(ClassLoader)}; null: none) and {@link ErrorHandler} (null: none),
+     * as Whalin's. */
+    public MemCachedClient(ClassLoader classLoader, ErrorHandler errorHandler) {
+        this(classLoader, errorHandler, "default");
+    }
+
+    /** A client of the pool of this name with this class loader and {@link ErrorHandler}
+     * (each null: none), as Whalin's. */
+    public MemCachedClient(ClassLoader classLoader, ErrorHandler errorHandler, String poolName) {
+        this(poolName);
+        setClassLoader(classLoader);
+        this.errorHandler = errorHandler;
+    }
+
     // ------------------------------------------------------------------------------ settings
 
     /** URL-encode keys (Whalin's default: true). */
@@ -117,9 +150,12 @@ public class MemCachedClient {
      * other than byte[] (String, StringBuilder, StringBuffer, Boolean, Character, Date and
      * any Number: the integer types, Float, Double) as their {@code toString()}
      * text, under the pool's {@code whalin} format with MARKER_STRING (flags 32), and read
-     * every value that is neither serialized nor byte[] as a String (an integer as its
-     * decimal text, a Boolean another client wrote as "1"/"0"). A byte[] is stored and read
-     * back as its bytes (MARKER_BYTEARR, 4096).
+     * every value of a kind that is neither serialized nor byte[] as a String (an integer as
+     * its decimal text, a Boolean another client wrote as "1"/"0"). A byte[] is stored and
+     * read back as its bytes (MARKER_BYTEARR, 4096). Flags of no kind are still a
+     * {@link ServerException} MCPOOL_VALUE_FORMAT naming the key and flags, among them
+     * Whalin's Double, Float, Character and Date markers (512, 128, 16, 1024), whose binary
+     * bodies Whalin's primitiveAsString read as text (garbage).
      *
      * <p>Whalin differs, and its own clients do not agree: 2.0 stored the text with flags 0,
      * which its clients without primitiveAsString read as null and 2.6's try to deserialize;
@@ -152,6 +188,14 @@ public class MemCachedClient {
     /** The class loader that resolves the classes of deserialized objects, tried before
      * {@code ObjectInputStream}'s own resolution (null: that resolution alone), as Whalin's. */
     public void setClassLoader(ClassLoader loader) { classLoader = loader; refreshTranscoder(); }
+
+    /** The {@link ErrorHandler} told of each error this client answers with null, false or -1
+     * (null, the default: none), as Whalin's. */
+    public void setErrorHandler(ErrorHandler handler) { errorHandler = handler; }
+
+    /** How many times the {@link ErrorHandler} threw (caught: the call answered as without
+     * it); 0 without one. */
+    public long errorHandlerErrors() { return errorHandlerErrors.get(); }
 
     /** Not in Whalin: another mapping of Java types to kinds; null returns to the default,
      * the one {@link Mcpool.Builder#build()} picks for the pool's value format
@@ -205,16 +249,51 @@ public class MemCachedClient {
 
     /**
      * Whalin's answer to a failure of the server or the network: the failure value (null,
-     * false, -1), the error counted as {@code suppressed_errors} on the key's server in
-     * {@link #metrics()}. The caller's own errors (a null or invalid key, a value the
-     * transcoder refuses or too large to store) are still thrown, and so is a value that
-     * exists but cannot be read (never a null that looks like a miss).
+     * false, -1), as {@link #answer}. The caller's own errors (a null or invalid key, a value
+     * the transcoder refuses) are still thrown, and so is a value that exists but cannot be
+     * read (never a null that looks like a miss).
      */
-    private static <T> T suppress(Mcpool c, String key, McpoolException e, T failed) {
+    private <T> T suppress(Mcpool c, int on, String key, McpoolException e, T failed) {
         if (!Mcpool.serverSide(e)) throw e;
+        return answer(c, on, key, e, failed);
+    }
+
+    /** The failure value for e: counted as {@code suppressed_errors} on the key's server in
+     * {@link #metrics()}, given to the ErrorHandler's method {@code on} (ON_GET, ON_SET,
+     * ON_DELETE) with the key. */
+    private <T> T answer(Mcpool c, int on, String key, McpoolException e, T failed) {
         c.suppressed(Mcpool.key(key));
+        handle(h -> {
+            if (on == ON_GET) h.handleErrorOnGet(this, e, key);
+            else if (on == ON_SET) h.handleErrorOnSet(this, e, key);
+            else h.handleErrorOnDelete(this, e, key);
+        });
         return failed;
     }
+
+    private static final int ON_GET = 0, ON_SET = 1, ON_DELETE = 2;
+
+    /** Calls the ErrorHandler, if any; what it throws is counted, never seen by the call. */
+    private void handle(java.util.function.Consumer<ErrorHandler> call) {
+        ErrorHandler h = errorHandler;
+        if (h == null) return;
+        try {
+            call.accept(h);
+        } catch (Throwable t) {
+            errorHandlerErrors.incrementAndGet();
+        }
+    }
+
+    /** A store's failure: Whalin's false for a failure of the server or the network, and for
+     * a value too large (the pool's max_value_size, or memcached's SERVER_ERROR object too
+     * large: both MCPOOL_VALUE_TOO_LARGE), where Whalin logged the reply; else thrown. */
+    private boolean storeFailed(Mcpool c, String key, McpoolException e) {
+        if (e.status() == STATUS_VALUE_TOO_LARGE) return answer(c, ON_SET, key, e, false);
+        return suppress(c, ON_SET, key, e, false);
+    }
+
+    /** MCPOOL_VALUE_TOO_LARGE (include/mcpool.h). */
+    private static final int STATUS_VALUE_TOO_LARGE = 102;
 
     /** The pool's metrics snapshot ({@link Mcpool#metrics()}), with the server errors this
      * API answered with null/false/-1 as {@code suppressed_errors}. */
@@ -307,8 +386,8 @@ public class MemCachedClient {
                 ttl = Native.storeExpiry(h, op, k, k.length, ttl(expiry));
             } catch (McpoolException e) {
                 // the core's refusal of the time (its message names it; a set's key deleted)
-                if (e.status() == STATUS_INVALID_ARGUMENT) return false;
-                return suppress(c, key, e, false);
+                if (e.status() == STATUS_INVALID_ARGUMENT) return answer(c, ON_SET, key, e, false);
+                return suppress(c, ON_SET, key, e, false);
             } finally {
                 c.nc.release();
             }
@@ -320,7 +399,7 @@ public class MemCachedClient {
                 ? c.store(effective, op, key, value, ttl, cas, Native.COMPRESS_THRESHOLD, Math.max(0, compressThreshold))
                 : c.store(effective, op, key, value, ttl, cas, Native.COMPRESS_NEVER, 0)) == Native.OK;
         } catch (McpoolException e) {
-            return suppress(c, key, e, false);
+            return storeFailed(c, key, e);
         }
     }
 
@@ -335,7 +414,7 @@ public class MemCachedClient {
         try {
             return c.get(effective, key);
         } catch (McpoolException e) {
-            return suppress(c, key, e, null);
+            return suppress(c, ON_GET, key, e, null);
         }
     }
 
@@ -345,7 +424,7 @@ public class MemCachedClient {
         try {
             return c.gets(effective, key);
         } catch (McpoolException e) {
-            return suppress(c, key, e, null);
+            return suppress(c, ON_GET, key, e, null);
         }
     }
 
@@ -362,9 +441,11 @@ public class MemCachedClient {
         if (keys == null) throw ClientException.invalidArgument("null key array");
         Mcpool c = mc();
         try {
-            return c.getMultiArray(effective, keys, true);
+            return c.getMultiArray(effective, keys, true, errorHandler == null ? null
+                : (key, e) -> handle(h -> h.handleErrorOnGet(this, e, key)));
         } catch (McpoolException e) {
             if (!Mcpool.serverSide(e)) throw e;
+            handle(h -> h.handleErrorOnGet(this, e, keys));
             return new Object[keys.length]; // the whole call failed: every key a miss
         }
     }
@@ -377,7 +458,7 @@ public class MemCachedClient {
             return c.getRaw(Mcpool.key(key), false, null) != null;
         } catch (McpoolException e) {
             if (Mcpool.unreadableValue(e)) return true; // read, but not deliverable: it exists
-            return suppress(c, key, e, false);
+            return suppress(c, ON_GET, key, e, false);
         }
     }
 
@@ -391,7 +472,7 @@ public class MemCachedClient {
         try {
             return Native.delete(h, k, k.length) == Native.OK;
         } catch (McpoolException e) {
-            return suppress(c, key, e, false);
+            return suppress(c, ON_DELETE, key, e, false);
         } finally {
             c.nc.release();
         }
@@ -406,7 +487,8 @@ public class MemCachedClient {
      * The new value, or -1 when the key is missing, as Whalin. Also -1, as Whalin answered
      * the server's error reply, for a value that is not an unsigned decimal number (text, a
      * counter stored as "-5") and for a negative delta (Whalin sent it and memcached refused
-     * it; here nothing is sent, and the counter is never changed the other way). A new value
+     * it; here nothing is sent, and the counter is never changed the other way), each
+     * counted and given to the {@link ErrorHandler} as a failure of the server is. A new value
      * above {@code Long.MAX_VALUE} is a {@link ClientException} MCPOOL_OUT_OF_RANGE with the
      * exact value in its message (Whalin threw NumberFormatException), never a negative.
      */
@@ -428,15 +510,13 @@ public class MemCachedClient {
     private boolean arith(int op, String key, long delta, long initial, long[] out) {
         Mcpool c = mc();
         Mcpool.key(key); // a null key, or one with no UTF-8 form, is still thrown
-        if (delta < 0 || initial < 0) return false; // memcached refuses it: Whalin's -1
         try {
             return c.arith(op, key, delta, initial, 0, out) == Native.OK;
         } catch (McpoolException e) {
-            if (e.status() == STATUS_CLIENT_ERROR) { // the server's CLIENT_ERROR: not a number
-                c.suppressed(Mcpool.key(key));
-                return false;
-            }
-            return suppress(c, key, e, false);
+            // a negative delta or initial value, refused before sending (memcached refused it
+            // when Whalin sent it), or the server's CLIENT_ERROR (not a number): Whalin's -1
+            boolean refused = delta < 0 || initial < 0 || e.status() == STATUS_CLIENT_ERROR;
+            return refused ? answer(c, ON_GET, key, e, false) : suppress(c, ON_GET, key, e, false);
         }
     }
 
@@ -473,7 +553,7 @@ public class MemCachedClient {
         try {
             return c.storeCounter(k, counter, 0) == Native.OK;
         } catch (McpoolException e) {
-            return suppress(c, key, e, false);
+            return storeFailed(c, key, e);
         }
     }
 
@@ -497,7 +577,7 @@ public class MemCachedClient {
         try {
             b = c.getRaw(Mcpool.key(key), false, meta);
         } catch (McpoolException e) {
-            return suppress(c, key, e, -1L);
+            return suppress(c, ON_GET, key, e, -1L);
         }
         // A binary Integer, Long, Short or Boolean (Whalin's markers) arrives as its decimal
         // text, but memcached holds 4 or 8 bytes that incr refuses and Whalin's getCounter
@@ -528,6 +608,7 @@ public class MemCachedClient {
         for (McpoolException e : mc().flushAllEach(0).values()) { // every server tried
             if (e == null) continue;
             if (!flushFailed(e)) throw e;
+            handle(h -> h.handleErrorOnFlush(this, e));
             all = false;
         }
         return all;
@@ -548,6 +629,8 @@ public class MemCachedClient {
             int index = s == null ? -1 : list.indexOf(s);
             if (index < 0) {
                 all = false;
+                handle(h -> h.handleErrorOnFlush(this, ClientException.invalidArgument("flushAll: " + s
+                    + " is not a server of pool " + pool.getName())));
                 continue;
             }
             long h = c.nc.acquire();
@@ -555,7 +638,8 @@ public class MemCachedClient {
                 all &= Native.flushServer(h, index, 0) == Native.OK;
             } catch (McpoolException e) {
                 all = false;
-                if (!flushFailed(e) && thrown == null) thrown = e;
+                if (flushFailed(e)) handle(eh -> eh.handleErrorOnFlush(this, e));
+                else if (thrown == null) thrown = e;
             } finally {
                 c.nc.release();
             }
@@ -587,11 +671,13 @@ public class MemCachedClient {
     public Map<String, Map<String, String>> statsSlabs(String[] servers) { return statsGroup("slabs", servers); }
 
     private Map<String, Map<String, String>> statsGroup(String group, String[] servers) {
-        Map<String, Map<String, String>> all = mc().serverResults(group, Native.STATS, false, false);
-        if (servers == null) return all;
-        Set<String> want = new HashSet<>();
-        for (String s : servers) want.add(s);
-        all.keySet().retainAll(want);
+        Set<String> want = servers == null ? null : new HashSet<>(java.util.Arrays.asList(servers));
+        // a server left out for its failure goes to the ErrorHandler, if it was asked for
+        Map<String, Map<String, String>> all = mc().serverResults(group, Native.STATS, false, false,
+            errorHandler == null ? null : (server, e) -> {
+                if (want == null || want.contains(server)) handle(h -> h.handleErrorOnStats(this, e));
+            });
+        if (want != null) all.keySet().retainAll(want);
         return all;
     }
 }

@@ -530,10 +530,10 @@ final class Native {
             // a listener's exception has nowhere to go: the core must not see it
         }
     }
-    /** Per server: label, status name, error message, pair count (decimal), then the pairs;
-     * every entry UTF-8. what: STATS (group null: the general statistics), VERSIONS, or NOOP
-     * (a no-op round trip, no pairs). strict: when every server failed, throws the first
-     * one's error instead. */
+    /** Per server: label, status (decimal, 0: answered), error message, pair count
+     * (decimal), then the pairs; every entry UTF-8. what: STATS (group null: the general
+     * statistics), VERSIONS, or NOOP (a no-op round trip, no pairs). strict: when every
+     * server failed, throws the first one's error instead. */
     static native byte[][] stats(long client, byte[] group, int what, boolean strict);
     static final int STATS = 0, VERSIONS = 1, NOOP = 2;
 }

@@ -101,6 +101,8 @@ public class SockIOPool {
     private String protocol;
     private final Map<String, String> options = new java.util.LinkedHashMap<>();
     private String valueFormat = "whalin";
+    private ServerEventListener serverEventListener;
+    private Native.OperationDispatch operations;
 
     private final Map<Boolean, Mcpool> clients = new HashMap<>();
     private volatile boolean initialized;
@@ -230,6 +232,29 @@ public class SockIOPool {
         options.put(name, value);
     }
 
+    /** Not in Whalin: {@link Mcpool.Builder#onServerEvent} for this pool (null, the default:
+     * none), called when a server is marked dead or answers again. A pool with a
+     * {@link MemCachedClient} that turned {@code setSanitizeKeys(false)} holds two native
+     * clients (see the class comment), and each reports its own view of the servers. */
+    public synchronized void setServerEventListener(ServerEventListener listener) {
+        settable();
+        this.serverEventListener = listener;
+    }
+
+    /** Not in Whalin: {@link Mcpool.Builder#onOperation} for this pool (null, the default:
+     * none), called after every exchange with a server with its {@link OperationRecord}, on
+     * the calling thread; what it throws is counted ({@link #operationListenerErrors()}). */
+    public synchronized void setOperationListener(OperationListener listener) {
+        settable();
+        this.operations = listener == null ? null : new Native.OperationDispatch(listener);
+    }
+
+    /** How many times the {@link #setOperationListener} listener threw (caught); 0 without
+     * one. */
+    public synchronized long operationListenerErrors() {
+        return operations == null ? 0 : operations.errors.get();
+    }
+
     /** The core's distribution of a Whalin hashing algorithm, or null for a number that is
      * none of the four. */
     static String distributionName(int alg) {
@@ -350,6 +375,8 @@ public class SockIOPool {
             c.set("retry_timeout_max", "86400s");
         }
         c.set("sanitize_keys", Boolean.toString(sanitize));
+        c.listener = serverEventListener;
+        c.operations = operations;
         for (Map.Entry<String, String> e : options.entrySet()) {
             // (a name as the core reads it, by the core's rule: tester findings retest39 6,
             // retest40 5; a blank string is none)

@@ -43,10 +43,11 @@ package io.mcpool;
  * <p>With {@code primitiveAsString} (Whalin's {@code setPrimitiveAsString}), natively handled
  * values other than byte[] are stored as their {@code toString()} text (the text kind: under
  * {@code whalin} MARKER_STRING, 32, which every Whalin client reads as that String), and
- * every value that is not serialized or byte[] reads back as a String; a byte[] is stored and
- * read back as its bytes (MARKER_BYTEARR under {@code whalin}), never as a String decoded
- * from them (see {@link MemCachedClient#setPrimitiveAsString} for how Whalin's versions
- * differ).
+ * every value of a kind that is not serialized or byte[] reads back as a String; a byte[] is
+ * stored and read back as its bytes (MARKER_BYTEARR under {@code whalin}), never as a String
+ * decoded from them (see {@link MemCachedClient#setPrimitiveAsString} for how Whalin's
+ * versions differ). The Float, Double, Date and Character markers have no kind: still a
+ * {@link ServerException} MCPOOL_VALUE_FORMAT.
  */
 public final class WhalinTranscoder implements Transcoder {
     /** Whalin's markers of the types the core's kinds do not tell apart (MemCachedClient). */
