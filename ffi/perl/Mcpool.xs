@@ -1485,24 +1485,6 @@ mcp_time_named(pTHX_ SV *sv, int64_t s)
     mcpool_last_error_restore((const uint8_t *)SvPVX(out), SvCUR(out));
 }
 
-/* After the core refused a time it names `what` ("ttl": mcpool_expiry_checked's name for a
- * time memcached honours), the message in last_error names it `as` ("duration": the caller's
- * word for it), the rest of the core's message as it is. */
-static void
-mcp_time_as(pTHX_ const char *what, const char *as)
-{
-    const char *msg = mcpool_last_error_message(), *at;
-    size_t len = mcpool_last_error_length();
-    SV *from = sv_2mortal(newSVpvf(": invalid %s: ", what)), *out;
-    at = ninstr(msg, msg + len, SvPVX(from), SvPVX(from) + SvCUR(from));
-    if (!at)
-        return;
-    out = sv_2mortal(newSVpvn(msg, (STRLEN)(at - msg)));
-    sv_catpvf(out, ": invalid %s: ", as);
-    sv_catpvn(out, at + SvCUR(from), len - (size_t)(at - msg) - SvCUR(from));
-    mcpool_last_error_restore((const uint8_t *)SvPVX(out), SvCUR(out));
-}
-
 /* The time `sv` of the call `op` on the key (k, klen), checked as given by the core's rule
  * (mcpool_expiry_checked; `what`: "ttl", or a lease's "vivify_ttl" / "recache_below" /
  * "stale_ttl", which refuse a negative one and one above 30 days): 1 with *t, or 0 with
@@ -1976,6 +1958,32 @@ mcp_option_text(pTHX_ SV *sv, STRLEN *len)
     return SvPV(copy, *len);
 }
 
+/* Which core option a name is, by the core's one rule for option names (mcpool_option_find:
+ * space around it trimmed, case ignored, - as _), read as the characters Perl holds whatever
+ * its storage: a byte string is Latin-1, encoded, so "\x{a0}io_timeout" is io_timeout before
+ * and after utf8::upgrade (tester finding retest42 3: only the upgraded one was). Not
+ * mcp_option_text's rule: a byte string that is valid UTF-8 ("\xc2\xa0io_timeout") would then
+ * differ from its upgraded copy. False for none; this thread's last error is left as it was. */
+static int
+mcp_option_find(pTHX_ SV *name, size_t *out)
+{
+    STRLEN len;
+    const char *p = SvPV(name, len);
+    SV *copy, *before;
+    int found;
+    if (!SvUTF8(name)) {
+        copy = sv_2mortal(newSVpvn(p, len));
+        p = SvPVutf8(copy, len);
+    }
+    before = mcp_error_before(aTHX);
+    found = mcpool_option_find(p, (size_t)len, out) == MCPOOL_OK;
+    if (before)
+        mcp_set_last_error(aTHX_ before);
+    else
+        mcpool_last_error_clear();
+    return found;
+}
+
 /* Sets one core option by name (mcpool_config_set); croaks with the core's message (which
  * names the option, the value and the accepted form), after `who` (the caller's name for it). */
 static void
@@ -2057,7 +2065,7 @@ expiry_from_now(seconds)
         SV *seconds
     PREINIT:
         int64_t s;
-        uint32_t unused;
+        int64_t at = 0;
         SV *before;
     CODE:
         /* seconds from now (a duration) as memcached's exptime: the core's one rule,
@@ -2066,10 +2074,11 @@ expiry_from_now(seconds)
          * whose moment is beyond what the core answers (INT64_MAX, its cap: 2**63 and above,
          * 1e30, "99999999999999999999", a duration that ends after the year 292 billion) is
          * refused rather than answered as 9223372036854775807, a number the caller never
-         * asked for (tester finding retest40 6): in the core's words for that time refused
-         * (mcpool_expiry_checked), the number named as given (mcp_time_named) and the time
-         * as a duration, as Python's (expiry_from_now: invalid duration: 1e+30 is above
-         * 2147483647, the largest expiry memcached can honour). */
+         * asked for (tester finding retest40 6): in the core's words for it
+         * (mcpool_expiry_moment_from_now_checked), the number named as given
+         * (mcp_time_named), as Python's (expiry_from_now: invalid duration: 1e+30 is too
+         * long: from now it ends after 9223372036854775807, ...; tester finding retest41b 2:
+         * it said "above 2147483647", which durations answered after 2038 are too). */
         /* it cannot fail (POD "last_error"): a refusal croaks with the core's words and
          * leaves last_error as it was before (before) */
         before = mcp_error_before(aTHX);
@@ -2081,13 +2090,11 @@ expiry_from_now(seconds)
             mcp_croak_putting_back(aTHX_ before, "expiry_from_now: invalid duration: undef is "
                                    "not a number of seconds");
         s = mcp_seconds(aTHX_ seconds);
-        RETVAL = (IV)mcpool_expiry_moment_from_now(s);
-        if (RETVAL == IV_MAX
-            && mcpool_expiry_checked("expiry_from_now", NULL, 0, "ttl", s, &unused) != MCPOOL_OK) {
+        if (mcpool_expiry_moment_from_now_checked("expiry_from_now", s, &at) != MCPOOL_OK) {
             mcp_time_named(aTHX_ seconds, s);
-            mcp_time_as(aTHX_ "ttl", "duration");
             mcp_croak_putting_back(aTHX_ before, "%s", mcpool_last_error_message());
         }
+        RETVAL = (IV)at;
     OUTPUT:
         RETVAL
 
@@ -3691,14 +3698,11 @@ SV *
 _option_canonical(name)
         SV *name
     PREINIT:
-        STRLEN len;
-        const char *want;
         size_t i = 0;
     CODE:
         /* the core's name of the option a name is in any spelling the core reads
-           ("IO-Timeout" is io_timeout: mcpool_option_find's rule); undef if none */
-        want = SvPV(name, len);
-        if (mcpool_option_find(want, (size_t)len, &i) == MCPOOL_OK)
+           ("IO-Timeout" is io_timeout: mcp_option_find); undef if none */
+        if (mcp_option_find(aTHX_ name, &i))
             RETVAL = newSVpv(mcpool_option_name(i), 0);
         else
             RETVAL = newSVsv(&PL_sv_undef);
@@ -3709,15 +3713,11 @@ bool
 _option_is_duration(name)
         SV *name
     PREINIT:
-        STRLEN len;
-        const char *want;
         size_t i = 0;
     CODE:
         /* whether the core's option of this name (any spelling the core reads) takes a
            duration: the core's answer (mcpool_option_is_duration), as Python asks it */
-        want = SvPV(name, len);
-        RETVAL = mcpool_option_find(want, (size_t)len, &i) == MCPOOL_OK
-                 && mcpool_option_is_duration(i);
+        RETVAL = mcp_option_find(aTHX_ name, &i) && mcpool_option_is_duration(i);
     OUTPUT:
         RETVAL
 
@@ -3725,23 +3725,16 @@ SV *
 option_doc(name)
         SV *name
     PREINIT:
-        size_t n = mcpool_option_count(), i;
-        STRLEN len;
-        const char *want;
+        size_t i = 0;
     CODE:
         /* the core's line for an option as Perl gives it (a duration's number in seconds):
-         * type, unit, default, what it does; undef if unknown */
-        want = SvPV(name, len);
-        RETVAL = &PL_sv_undef;
-        for (i = 0; i < n; i++) {
-            const char *o = mcpool_option_name(i);
-            if (o && strlen(o) == len && memcmp(o, want, len) == 0) {
-                RETVAL = newSVpv(mcpool_option_doc_seconds(i), 0);
-                break;
-            }
-        }
-        if (RETVAL == &PL_sv_undef)
-            SvREFCNT_inc_simple_void_NN(RETVAL);
+         * type, unit, default, what it does; undef if unknown. The name in any spelling the
+         * core reads, as new takes it (mcp_option_find; tester finding retest42 2: only the
+         * exact name was found) */
+        if (mcp_option_find(aTHX_ name, &i))
+            RETVAL = newSVpv(mcpool_option_doc_seconds(i), 0);
+        else
+            RETVAL = newSVsv(&PL_sv_undef);
     OUTPUT:
         RETVAL
 

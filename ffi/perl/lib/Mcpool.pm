@@ -386,7 +386,9 @@ sub _at_caller {
 
 # The options with each name the core reads in another spelling ('io-timeout', 'IO_TIMEOUT')
 # under its own name (the core's rule, _option_canonical), as Python's keywords are: a copy,
-# the caller's hash untouched. Names of Perl's own and unknown names stay as given.
+# the caller's hash untouched. Names of Perl's own and unknown names stay as given. A name is
+# read as its characters, whatever Perl's storage: "\x{a0}io_timeout" is io_timeout in
+# Latin-1 as after utf8::upgrade (tester finding retest42 3: it was an unknown argument).
 sub _canonical_names {
     my $conf = shift;
     my (%out, %given);
@@ -1297,8 +1299,11 @@ placement and value layout. Every other option overrides it.
 
 Any option of the core's table (C<Mcpool::option_names()> lists them,
 C<Mcpool::option_doc($name)> gives each one's type, unit, default and meaning) is accepted by
-its name, in any spelling the core reads (case ignored, C<-> for C<_>: C<'IO-Timeout'> is
-C<io_timeout>, with C<io_timeout>'s meaning; two spellings of one option croak), and forwarded as it is, in the core's text forms: durations C<'250ms'>, C<'1.5s'>,
+its name, in any spelling the core reads (case ignored, C<-> for C<_>, white space around it
+ignored: C<'IO-Timeout'> and C<" io_timeout"> are C<io_timeout>, with C<io_timeout>'s meaning;
+two spellings of one option croak). A name is read as its characters, however Perl stores
+them: C<"\x{a0}io_timeout"> (a no-break space) is C<io_timeout> whether or not it was
+C<utf8::upgrade>d. The option is forwarded as it is, in the core's text forms: durations C<'250ms'>, C<'1.5s'>,
 C<'2s'>, C<'500us'>; a bare number (C<2>, C<0.25>, C<'2'>) for a duration is B<seconds>, Perl's
 convention, as for C<connect_timeout> and C<io_timeout> (which options are durations is the
 core's answer, as in Python: C<{ io_timeout =E<gt> 10, operation_timeout =E<gt> 2 }> is 10 s and
@@ -1940,7 +1945,9 @@ does (see C<invalidate>).
 
 =item Mcpool::option_names (), Mcpool::option_doc ($name)
 
-The core's options (see L</The core's options>).
+The core's options (see L</The core's options>). C<option_doc> takes a name in any spelling
+C<new> takes (C<'IO-Timeout'>), by the core's rule (C<mcpool_option_find>); undef for a name
+that is no option.
 
 =item Mcpool::expiry_from_now ($seconds)
 
@@ -1956,8 +1963,8 @@ answered is the moment asked, never cut to 32 bits, so the failure names it. A d
 moment is beyond 2**63-1 (C<2**63> seconds and more, C<1e30>, C<'99999999999999999999'>: no
 number can answer it) croaks, in the core's words for such a time, naming the duration as
 given (as Perl prints it), never answered as another number (it was 9223372036854775807):
-C<expiry_from_now: invalid duration: 1e+30 is above 2147483647, the largest expiry memcached
-can honour>, as Python's C<expiry_from_now>. So do NaN and infinity (C<expiry_from_now:
+C<expiry_from_now: invalid duration: 1e+30 is too long: from now it ends after
+9223372036854775807, the latest unix time an expiry can name>, as Python's C<expiry_from_now>. So do NaN and infinity (C<expiry_from_now:
 invalid duration: Inf is not a finite number of seconds>) and a string that is not a number
 (C<expiry_from_now: invalid duration: "abc" is not a number of seconds>), and C<undef>
 (C<expiry_from_now: invalid duration: undef is not a number of seconds>: never read as 0,
@@ -2068,7 +2075,7 @@ C<get_lease> names C<vivify_ttl> or C<recache_below>, C<invalidate> C<stale_ttl>
 C<flush_all> croaks with C<flush_all: invalid delay: Inf ...>, C<expiry_from_now> with
 C<invalid duration>, for a string that is not a number too: C<expiry_from_now: invalid
 duration: "abc" is not a number of seconds>, and for a duration whose moment is past 2**63-1,
-C<expiry_from_now: invalid duration: 1e+30 is above 2147483647, ...>); so is a time past 64
+C<expiry_from_now: invalid duration: 1e+30 is too long: ...>); so is a time past 64
 bits, once named 9223372036854775807:
 C<< $memd->set('k', 'v', 1e30) >> (C<1e30>, which Perl prints as C<1e+30>, the text named)
 leaves in C<last_error> exactly C<set "k": invalid ttl: 1e+30 is above 2147483647, the

@@ -149,7 +149,7 @@ my $p   = unique('named');
         my $r = eval { Mcpool::expiry_from_now($d) };
         ok(!defined $r, "expiry_from_now($name) croaks") or diag "answered $r";
         is($@ =~ s/ at \S+ line \d+\.\n\z//r,
-            "expiry_from_now: invalid duration: $shown is above 2147483647, the largest expiry memcached can honour",
+            "expiry_from_now: invalid duration: $shown is too long: from now it ends after 9223372036854775807, the latest unix time an expiry can name",
             '... in the core\'s words, naming the duration as given');
     }
     ok(!eval { Mcpool::expiry_from_now('abc'); 1 }, "expiry_from_now('abc') croaks");

@@ -229,7 +229,7 @@ croaks_keeping_last_error('expiry_from_now("abc")', sub { Mcpool::expiry_from_no
 croaks_keeping_last_error('expiry_from_now(Inf)', sub { Mcpool::expiry_from_now(9**9**9) },
     qr/^expiry_from_now: invalid duration: Inf is not a finite number of seconds\z/);
 croaks_keeping_last_error('expiry_from_now(1e30)', sub { Mcpool::expiry_from_now(1e30) },
-    qr/^expiry_from_now: invalid duration: 1e\+30 is above 2147483647, the largest expiry memcached can honour\z/);
+    qr/^expiry_from_now: invalid duration: 1e\+30 is too long: from now it ends after 9223372036854775807, the latest unix time an expiry can name\z/);
 {
     Mcpool::_restore_last_error('');
     ok(!eval { Mcpool::expiry_from_now('abc'); 1 }, 'expiry_from_now("abc") after a success: croaks');
