@@ -358,6 +358,15 @@ impl ServerSpec {
                  string, --SERVER=host:port, goes in libmemcached_config): write host:port",
             ));
         }
+        if host.contains([',', ';']) {
+            // no host name or IP literal has one: a server list split badly or not at all
+            // (tester finding topology 2: `,` and `a,b:11211` were hosts, failing as DNS
+            // lookups at every call)
+            return Err(bad(
+                "no host name holds ',' or ';' (they separate the entries of a server list: \
+                 give one address per entry)",
+            ));
+        }
         if host.len() > 253 {
             // (a DNS name is at most 253 bytes, an IP literal far shorter: no such server)
             return Err(bad(
@@ -1143,6 +1152,21 @@ mod tests {
         let e = ServerSpec::parse_entry(&long, None).unwrap_err();
         assert!(e.to_string().contains("longer than 253 bytes"), "{e}");
         assert!(ServerSpec::parse_entry(&format!("{}:11211", "a".repeat(253)), None).is_ok());
+    }
+
+    /// Tester finding topology 2: `,` and `a,b:11211` were taken as hosts.
+    #[test]
+    fn a_host_with_a_list_separator_is_refused() {
+        for entry in [",", "a,b:11211", ",:11211", "a;b", "a,", "[a,b]:11211"] {
+            let e = ServerSpec::parse(entry).unwrap_err().to_string();
+            assert!(
+                e.contains("no host name holds ',' or ';'") || e.contains("empty"),
+                "{entry}: {e}"
+            );
+            assert!(ServerSpec::parse_entry(entry, None).is_err(), "{entry}");
+        }
+        // a name may hold what a host may not (host:port:name)
+        assert!(ServerSpec::parse("a:11211:x,y").is_ok());
     }
 
     #[test]

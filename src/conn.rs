@@ -195,6 +195,15 @@ pub(crate) fn protocol_error_at(server: &str, bytes: &[u8], what: &str) -> Error
     protocol_error_saying(server, bytes, quoted)
 }
 
+/// What a client that does not speak TLS to a server that does is told to do: a build
+/// without the `tls` feature says it has none (tester finding packaging 2: it said "turn
+/// TLS on", which that build cannot).
+const TURN_TLS_ON: &str = if cfg!(feature = "tls") {
+    "turn TLS on"
+} else {
+    "turn TLS on, which this build of mcpool has not: README, \"TLS in every package\""
+};
+
 /// The error for `bytes` where a reply belonged, `detail` saying what was wrong: memcached's
 /// refusal at its connection limit as that, a TLS record with the hint to turn TLS on.
 pub(crate) fn protocol_error_saying(server: &str, bytes: &[u8], detail: String) -> Error {
@@ -210,8 +219,10 @@ pub(crate) fn protocol_error_saying(server: &str, bytes: &[u8], detail: String) 
     // A TLS record (an alert or a handshake: type 21 or 22, version 3.x) where a memcached
     // reply belongs: the server speaks TLS and the client does not.
     let hint = match bytes {
-        [0x15 | 0x16, 0x03, 0..=4, ..] => " (a TLS record: the server speaks TLS; turn TLS on)",
-        _ => "",
+        [0x15 | 0x16, 0x03, 0..=4, ..] => {
+            format!(" (a TLS record: the server speaks TLS; {TURN_TLS_ON})")
+        }
+        _ => String::new(),
     };
     Error::Protocol {
         server: server.to_string(),
@@ -1952,7 +1963,7 @@ impl Conn {
                     e.kind(),
                     format!(
                         "{e} (before any reply: if the server speaks TLS, memcached -Z, \
-                         turn TLS on)"
+                         {TURN_TLS_ON})"
                     ),
                 ),
             }

@@ -162,9 +162,10 @@ mod enabled {
                 let key_der = private_key(key)?;
                 builder.with_client_auth_cert(certs, key_der).map_err(|e| {
                     Error::Config(format!(
-                        "TLS client certificate {} and key {}: {e}",
+                        "TLS client certificate {} and key {}: {}",
                         chain.display(),
-                        key.display()
+                        key.display(),
+                        client_cert_refusal(&e)
                     ))
                 })?
             }
@@ -176,6 +177,28 @@ mod enabled {
         // lives long; a full handshake for each costs nothing worth the risk.
         config.resumption = rustls::client::Resumption::disabled();
         Ok(Arc::new(config))
+    }
+
+    /// Why rustls refuses the client's own certificate, in words about it (rustls's own say
+    /// "invalid peer certificate" for it too), with the way out of the usual cause: `openssl
+    /// x509 -req` without `-extfile` makes an X.509 v1 certificate, which memcached takes and
+    /// rustls does not (tester finding packaging 1).
+    fn client_cert_refusal(e: &rustls::Error) -> String {
+        match e {
+            rustls::Error::InvalidCertificate(c) => {
+                let reason = format!("{c:?}");
+                let hint = if reason.contains("UnsupportedCertVersion")
+                    || reason.contains("MissingOrMalformedExtensions")
+                {
+                    " (it must be an X.509 v3 certificate: `openssl x509 -req` makes v1 unless \
+                     given -extfile, e.g. a file with extendedKeyUsage=clientAuth)"
+                } else {
+                    ""
+                };
+                format!("the certificate is refused: {reason}{hint}")
+            }
+            other => other.to_string(),
+        }
     }
 
     /// The name to check the certificate against.

@@ -563,6 +563,43 @@ fn tls_insecure_skip_verify_with_a_ca_file_is_a_configuration_error() {
         .is_ok());
 }
 
+/// Tester finding packaging 1: a client certificate made the usual way (`openssl x509 -req`
+/// without `-extfile`: X.509 v1, which memcached takes) was refused at build as an "invalid
+/// peer certificate: Other(OtherError(UnsupportedCertVersion))", naming the client's own
+/// certificate the peer's, with no way out. Now it says what to make.
+#[test]
+fn a_version_1_client_certificate_is_named_as_the_clients_with_the_way_out() {
+    let dir = certificates("tls-v1-client");
+    openssl(
+        &dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "client.csr",
+            "-CA",
+            "ca.crt",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "client-v1.crt",
+            "-days",
+            "2",
+        ],
+    );
+    let e = config_error(Client::builder().server("127.0.0.1:11211").tls(TlsOptions {
+        ca_file: Some(dir.join("ca.crt")),
+        client_cert: Some((dir.join("client-v1.crt"), dir.join("client.key"))),
+        ..TlsOptions::default()
+    }));
+    assert!(
+        e.contains("client-v1.crt") && e.contains("X.509 v3") && e.contains("-extfile"),
+        "{e}"
+    );
+    assert!(!e.contains("peer"), "{e}");
+}
+
 /// Tester finding: a TLS client against a plain-text memcached said only "received corrupt
 /// message of type InvalidContentType": it now says the server does not speak TLS.
 #[test]
