@@ -494,3 +494,37 @@ fn a_store_refused_for_its_body_says_it_was_a_store() {
         assert!(e.to_string().contains("storing key"), "{kind:?}: {e}");
     }
 }
+
+/// Tester finding javateam 4: a value Whalin's client wrote as a Character (flags 16, a
+/// type mcpool has no kind for) was refused under the `whalin` format with the hint that
+/// pylibmc, python-memcached and pymemcache read those flags, and under pylibmc's the
+/// Character 'c' is the text "\0\0\0c": another value. A type of the format's own writers
+/// without a kind now points to the bytes as stored, never to another format.
+#[test]
+fn a_type_without_kind_points_to_its_bytes_not_to_another_format() {
+    let mc = Memcached::start(&[]);
+    let prefix = unique("nokind");
+    let raw = client(&mc, ValueFormat::Libmemcached, &prefix);
+    let whalin = client(&mc, ValueFormat::Whalin, &prefix);
+    assert!(raw
+        .store(StoreCommand::Set, "ch", b"\0\0\0c", 16, 0)
+        .unwrap()
+        .is_stored());
+    let e = whalin.get_value("ch").unwrap_err().to_string();
+    assert!(
+        e.contains("no value format of mcpool reads that type") && e.contains("get_or_stored"),
+        "{e}"
+    );
+    assert!(!e.contains("mean something in"), "{e}");
+    // Flags no writer of the format uses (mcpool's text) still name the formats that read
+    // them.
+    assert!(raw
+        .store(StoreCommand::Set, "py", b"x", MARK | 1 << 16, 0)
+        .unwrap()
+        .is_stored());
+    let e = client(&mc, ValueFormat::Whalin, &prefix)
+        .get_value("py")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("they mean something in"), "{e}");
+}

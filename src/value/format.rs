@@ -427,6 +427,15 @@ impl ValueFormat {
         }
     }
 
+    /// Whether `flags` mark a type of the format's own writers that mcpool has no kind for
+    /// (Whalin's Double, spymemcached's Date): their values are read by no format here.
+    pub(crate) fn marks_a_type_without_kind(self, flags: u32) -> bool {
+        self.table().is_some_and(|t| {
+            let plain = flags & !t.compressed.unwrap_or(0);
+            t.foreign.iter().any(|(f, _)| *f == plain)
+        })
+    }
+
     /// The formats in which `flags` would mean something, for error messages.
     pub(crate) fn readers_of(flags: u32) -> Vec<&'static str> {
         ValueFormat::ALL

@@ -232,7 +232,15 @@ impl<'c> Transcoder<'c> {
     fn classify(&self, key: &[u8], flags: u32) -> Result<Class> {
         self.options.format.classify(flags).map_err(|why| {
             let readers = ValueFormat::readers_of(flags);
-            let hint = if readers.is_empty() {
+            let hint = if self.options.format.marks_a_type_without_kind(flags) {
+                // its writer's own type: another format would read the body as something
+                // else (tester finding javateam 4: Whalin's Character 'c' as the text
+                // "\0\0\0c" under pylibmc's)
+                "; no value format of mcpool reads that type: its bytes as stored come with \
+                 get_or_stored (C mcpool_client_get_or_stored_into, Python and Perl \
+                 get_bytes, Java getBytes)"
+                    .to_owned()
+            } else if readers.is_empty() {
                 String::new()
             } else {
                 format!(
