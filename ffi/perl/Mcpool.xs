@@ -1958,6 +1958,15 @@ mcp_option_text(pTHX_ SV *sv, STRLEN *len)
     return SvPV(copy, *len);
 }
 
+/* A counter's new value as Cache::Memcached::Fast returns it: the decimal string memcached
+ * sent (a JSON encoder writes "6", as with Cache::Memcached::Fast, not 6: tester finding
+ * perlteam 1), zero as "0E0" (true in a boolean context). A new SV. */
+static SV *
+mcp_counter_sv(pTHX_ uint64_t v)
+{
+    return v == 0 ? newSVpvs("0E0") : newSVpvf("%" UVuf, (UV)v);
+}
+
 /* Which core option a name is, by the core's one rule for option names (mcpool_option_find:
  * space around it trimmed, case ignored, - as _), read as the characters Perl holds whatever
  * its storage: a byte string is Latin-1, encoded, so "\x{a0}io_timeout" is io_timeout before
@@ -3205,9 +3214,7 @@ _touch_multi(m, ...)
             int a = mcp_answer(st[i]);
             SV *r = &PL_sv_undef;
             if (a == MCP_ANSWER_YES)
-                /* a counter's zero is "0E0": true, as Cache::Memcached::Fast returns it */
-                r = ix == 0 ? sv_2mortal(newSViv(1))
-                    : vals[i] == 0 ? sv_2mortal(newSVpvs("0E0")) : sv_2mortal(newSVuv((UV)vals[i]));
+                r = ix == 0 ? sv_2mortal(newSViv(1)) : sv_2mortal(mcp_counter_sv(aTHX_ vals[i]));
             else if (a == MCP_ANSWER_NO)
                 r = sv_2mortal(newSVpvs(""));
             PL_stack_base[ax + i] = r;
@@ -3291,11 +3298,7 @@ incr(m, key, ...)
         MCP_CORE(st = ix ? mcpool_client_decr(m->client, k, klen, delta, &out)
                          : mcpool_client_incr(m->client, k, klen, delta, &out));
         if (st == MCPOOL_OK) {
-            /* zero is "0E0": true in a boolean context, as Cache::Memcached::Fast returns it */
-            if (out == 0)
-                mXPUSHs(newSVpvs("0E0"));
-            else
-                mXPUSHs(newSVuv((UV)out));
+            mXPUSHs(mcp_counter_sv(aTHX_ out));
             XSRETURN(1);
         }
         if (mcp_answer(st) == MCP_ANSWER_NO)
@@ -3352,11 +3355,7 @@ incr_or_init(m, key, ...)
         MCP_CORE(st = ix ? mcpool_client_decr_or_init(m->client, k, klen, delta, initial, t, &out)
                          : mcpool_client_incr_or_init(m->client, k, klen, delta, initial, t, &out));
         if (st == MCPOOL_OK) {
-            /* zero is "0E0", as incr's: true in a boolean context */
-            if (out == 0)
-                mXPUSHs(newSVpvs("0E0"));
-            else
-                mXPUSHs(newSVuv((UV)out));
+            mXPUSHs(mcp_counter_sv(aTHX_ out)); /* as incr's */
             XSRETURN(1);
         }
         /* never a miss, but fail_open answers a timeout as not done: false, as incr's */

@@ -971,6 +971,19 @@ Give integer weights, or the same C<ketama_points> to both.
 Cache::Memcached's C<[$hash, $key]> keys (a caller's hash picking the server) are refused
 with a croak that says why: see L</BAD INPUT>.
 
+=item Cache::Memcached's methods that Mcpool has not
+
+Mcpool has Cache::Memcached::Fast's methods; of Cache::Memcached's own, it takes the
+constructor words C<readonly>, C<no_rehash> and C<select_timeout> and the method
+C<set_servers>, not these (a call dies with Perl's "Can't locate object method"): its setters
+C<set_compress_threshold>, C<set_readonly>, C<set_norehash>, C<set_connect_timeout>,
+C<set_debug> and C<set_cb_connect_fail> (give the constructor C<compress_threshold>,
+C<readonly>, C<no_rehash>, C<connect_timeout>; C<enable_compress> switches compression;
+C<on_server_event> sees servers failing, C<on_operation> every exchange),
+C<forget_dead_hosts> (a dead server is tried again after C<retry_timeout>; C<disconnect_all>
+closes the connections), C<stats_reset> (memcached's C<stats reset>: no counterpart), and
+C<stats> with an array of group names (C<stats($group)> takes one group at a time).
+
 =item Values and flags
 
 By default Cache::Memcached's flag layout (the core's C<cache-memcached-fast> value format):
@@ -985,8 +998,9 @@ honoured (a warning unless they are gzip's own functions).
 As Cache::Memcached::Fast: store commands, C<delete> and C<touch> return true (1) on success,
 false (C<"">) for a negative server answer (C<add> of an existing key, C<cas> of a changed
 item, a missing key), and nothing (C<undef> in scalar context) on an error (server down,
-timeout, an invalid key, a value over C<max_size>). C<incr>/C<decr> return the new value (0
-as C<"0E0">), false for a missing key, nothing on error. C<get> returns the value or nothing
+timeout, an invalid key, a value over C<max_size>). C<incr>/C<decr> return the new value as the
+decimal string memcached sent (C<"6">, so a JSON encoder writes C<"6"> as with
+Cache::Memcached::Fast; 0 as C<"0E0">), false for a missing key, nothing on error. C<get> returns the value or nothing
 (a miss, an error, a value that does not thaw (with a warning), or one that thaws to C<undef>); C<get_multi> a hash
 reference of the keys found. The C<_multi> store forms and
 C<delete_multi> return a list of results, one per argument and in order (C<undef> for an item
