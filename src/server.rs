@@ -706,6 +706,19 @@ impl Server {
         }
     }
 
+    /// The error of a call placed on this server while it is marked dead and not due:
+    /// [`Error::ServerDead`] with its cause, or [`Error::Closed`] once its client is closed
+    /// (every call after `close` ends so, a dead server's too: tester finding cteam3 2).
+    pub(crate) fn dead_error(&self) -> Error {
+        if self.closed.load(std::sync::atomic::Ordering::Acquire) {
+            return Error::Closed;
+        }
+        Error::ServerDead {
+            server: self.label.to_string(),
+            cause: self.health.cause(),
+        }
+    }
+
     /// Closes the server for its client ([`crate::Client::close`]): callers in line and
     /// later ones get [`Error::Closed`] from the gate, no new connection is opened, and the
     /// idle connections close now (those in use when their call gives them back, as
@@ -850,12 +863,7 @@ impl Server {
         let retry = match self.health.claim() {
             Try::Alive => None,
             Try::Retry(claim) => Some(claim),
-            Try::Resting => {
-                return Err(Error::ServerDead {
-                    server: self.label.to_string(),
-                    cause: self.health.cause(),
-                })
-            }
+            Try::Resting => return Err(self.dead_error()),
         };
         crate::pool::checkout_begins(deadline);
         let slot = match pool.try_get() {

@@ -155,17 +155,21 @@ pub fn moment_from_now_checked(seconds: i64) -> Result<i64> {
 
 /// [`moment_from_now_checked`] with the current unix time given (`now`), for tests.
 pub fn moment_from_now_checked_at(seconds: i64, now: u64) -> Result<i64> {
-    match moment_from_now_at(seconds, now) {
-        i64::MAX => Err(Error::InvalidArgument {
+    // (the sum exactly: a moment of i64::MAX itself is answered, one past it refused)
+    let past_the_cap = u64::try_from(seconds).is_ok_and(|s| {
+        s > u64::from(RELATIVE_MAX) && u128::from(now) + u128::from(s) > i64::MAX as u128
+    });
+    if past_the_cap {
+        return Err(Error::InvalidArgument {
             what: "duration",
             reason: format!(
                 "{seconds} is too long: from now it ends after {}, the latest unix time \
                  an expiry can name",
                 i64::MAX
             ),
-        }),
-        at => Ok(at),
+        });
     }
+    Ok(moment_from_now_at(seconds, now))
 }
 
 /// A caller's signed `flush_all` delay as the `u32` the call takes: a negative one is 0,
@@ -323,12 +327,15 @@ mod tests {
             moment_from_now_checked_at(-5, now).ok(),
             Some(i64::from(EXPIRED_AT_ONCE))
         );
+        // ... a moment of i64::MAX itself answered, one second past refused (tester finding
+        // retest43 5: the last one was refused as ending after it)
         let last = i64::MAX - 1_700_000_000;
         assert_eq!(
             moment_from_now_checked_at(last - 1, now).ok(),
             Some(i64::MAX - 1)
         );
-        for refused in [last, i64::MAX] {
+        assert_eq!(moment_from_now_checked_at(last, now).ok(), Some(i64::MAX));
+        for refused in [last + 1, i64::MAX] {
             let e = moment_from_now_checked_at(refused, now)
                 .unwrap_err()
                 .to_string();

@@ -144,3 +144,46 @@ fn fail_open_does_not_hide_a_closed_client() {
     c.close();
     assert!(matches!(c.get("k"), Err(Error::Closed)));
 }
+
+/// Tester finding cteam3 2: after `close`, a call whose key lives on a server marked dead
+/// (its retry not yet due) ended with `ServerDead`, and a batch's items on it too, where
+/// every call after close ends with `Closed`; under every failover policy.
+#[test]
+fn a_closed_clients_calls_on_a_dead_server_end_closed() {
+    use mcpool::FailoverPolicy;
+    let mc = Memcached::start(&[]);
+    let down = format!("127.0.0.1:{}", free_port());
+    for failover in [
+        FailoverPolicy::FailFast,
+        FailoverPolicy::Rehash,
+        FailoverPolicy::Eject,
+    ] {
+        let c = Client::builder()
+            .servers([down.clone(), mc.addr()])
+            .failover(failover)
+            .failure_limit(1)
+            .retry_timeout(Duration::from_secs(600))
+            .build()
+            .unwrap();
+        let keys: Vec<String> = (0..64).map(|i| format!("k{i}")).collect();
+        let on_down: Vec<&String> = keys
+            .iter()
+            .filter(|k| c.server_for(k.as_str()).unwrap() == 0)
+            .collect();
+        let k = on_down[0];
+        let _ = c.get(k); // marks it dead
+        assert!(!c.server_states()[0].alive, "{failover:?}");
+        c.close();
+        assert!(
+            matches!(c.get(k), Err(Error::Closed)),
+            "{failover:?}: {:?}",
+            c.get(k)
+        );
+        for r in c.get_multi(&on_down).into_iter() {
+            assert!(matches!(r, Err(Error::Closed)), "{failover:?}: {r:?}");
+        }
+        for r in c.set_multi(&[(k.as_str(), &b"v"[..])], 0) {
+            assert!(matches!(r, Err(Error::Closed)), "{failover:?}: {r:?}");
+        }
+    }
+}

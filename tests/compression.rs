@@ -4,7 +4,8 @@ mod common;
 
 use common::{unique, Memcached};
 use flate2::write::{GzEncoder, ZlibEncoder};
-use mcpool::{Client, Codec, Error, StoreCommand, ValueFormat};
+use mcpool::value::CompressionFormat;
+use mcpool::{Client, Codec, Error, SetItem, StoreCommand, ValueFormat};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 
@@ -513,4 +514,59 @@ fn from_config_settles_compression_by_the_value_format_as_the_builder_does() {
         .build()
         .unwrap();
     assert_eq!(built.config().compression.enabled, Some(false));
+}
+
+/// Tester finding cteam3 1: under the legacy `compression_format` conventions (gzip: bit 2,
+/// zlib: bit 8) flags holding the convention's compression bit were stored as given: a small
+/// value so stored never read back (`Error::Decompress`), a compressed one came back without
+/// the bit (flags 3 read as 1). They are refused now, nothing sent, as every value format
+/// refuses its own compression bit; other flags are stored and read back as given.
+#[test]
+fn the_legacy_conventions_refuse_their_compression_bit_in_the_callers_flags() {
+    let mc = Memcached::start(&[]);
+    for (format, bit) in [
+        (ValueFormat::Legacy(CompressionFormat::Gzip), 2u32),
+        (ValueFormat::Legacy(CompressionFormat::Zlib), 8),
+    ] {
+        let c = Client::builder()
+            .server(&mc.addr())
+            .key_prefix(unique("legacybit"))
+            .value_format(format)
+            .build()
+            .unwrap();
+        assert!(c.set("k", b"before", 0).unwrap().is_stored());
+        for flags in [bit, bit | 1, 0xffff] {
+            for value in [&b"small"[..], &text(100_000)] {
+                let e = c
+                    .store(StoreCommand::Set, "k", value, flags, 0)
+                    .unwrap_err();
+                assert!(
+                    matches!(&e, Error::ValueFormat(m) if m.contains("compression bit")),
+                    "{format} {flags}: {e}"
+                );
+                let r = c.set_multi_items(&[SetItem {
+                    flags,
+                    ..SetItem::new(b"k", value, 0)
+                }]);
+                assert!(
+                    matches!(r[0], Err(Error::ValueFormat(_))),
+                    "{format}: {r:?}"
+                );
+            }
+        }
+        assert_eq!(
+            c.get("k").unwrap().as_deref(),
+            Some(&b"before"[..]),
+            "{format}: nothing sent"
+        );
+        let other = 0xffff & !bit;
+        for value in [&b"small"[..], &text(100_000)] {
+            assert!(c
+                .store(StoreCommand::Set, "k", value, other, 0)
+                .unwrap()
+                .is_stored());
+            let item = c.get_item("k").unwrap().unwrap();
+            assert_eq!((item.flags, &item.value[..]), (other, value), "{format}");
+        }
+    }
 }

@@ -61,28 +61,33 @@ fn certificates(name: &str) -> PathBuf {
         let subj = format!("/CN={who}");
         req.extend(["-keyout", &key, "-out", &csr, "-subj", &subj]);
         openssl(&dir, &req);
-        openssl(
-            &dir,
-            &[
-                "x509",
-                "-req",
-                "-in",
-                &csr,
-                "-CA",
-                "ca.crt",
-                "-CAkey",
-                "ca.key",
-                "-CAcreateserial",
-                "-out",
-                &crt,
-                "-days",
-                "2",
-                "-extfile",
-                "san.ext",
-            ],
-        );
+        sign(&dir, &csr, &crt, Some("san.ext"));
     }
     dir
+}
+
+/// Signs the request `csr` with the test CA into `crt`: X.509 v3 with the extensions of
+/// `extfile`, or without one the v1 certificate `openssl x509 -req` makes then.
+fn sign(dir: &Path, csr: &str, crt: &str, extfile: Option<&str>) {
+    let mut args = vec![
+        "x509",
+        "-req",
+        "-in",
+        csr,
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        crt,
+        "-days",
+        "2",
+    ];
+    if let Some(ext) = extfile {
+        args.extend(["-extfile", ext]);
+    }
+    openssl(dir, &args);
 }
 
 fn tls_server(dir: &Path, require_client_cert: bool) -> Memcached {
@@ -570,24 +575,7 @@ fn tls_insecure_skip_verify_with_a_ca_file_is_a_configuration_error() {
 #[test]
 fn a_version_1_client_certificate_is_named_as_the_clients_with_the_way_out() {
     let dir = certificates("tls-v1-client");
-    openssl(
-        &dir,
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "client.csr",
-            "-CA",
-            "ca.crt",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "client-v1.crt",
-            "-days",
-            "2",
-        ],
-    );
+    sign(&dir, "client.csr", "client-v1.crt", None);
     let e = config_error(Client::builder().server("127.0.0.1:11211").tls(TlsOptions {
         ca_file: Some(dir.join("ca.crt")),
         client_cert: Some((dir.join("client-v1.crt"), dir.join("client.key"))),

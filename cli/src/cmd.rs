@@ -1103,7 +1103,9 @@ fn value_file(spec: &Spec, a: &Args, path: &[u8]) -> Result<(usize, Vec<u8>), St
             wrong_arguments(spec)
         });
     }
-    let shown = String::from_utf8_lossy(path);
+    // (a path that is not UTF-8 shown as its bytes, \xNN, never as U+FFFD: tester finding
+    // retest43 4)
+    let shown = std::str::from_utf8(path).map_or_else(|_| shown_key(path), str::to_owned);
     if (path == b"-" || names_standard_input(path)) && crate::out::input_closed_at_start() {
         return Err(format!(
             "--value-file {shown}: standard input was closed when mcpool started, or is not \

@@ -706,7 +706,9 @@ fn run() -> ExitCode {
         .iter()
         .map(|a| String::from_utf8_lossy(a).into_owned())
         .collect();
-    let not_text = |from: usize, to: usize| {
+    // `command`: the command whose own arguments these are (ring, bench), named with the
+    // option before the argument.
+    let not_text = |from: usize, to: usize, command: Option<&str>| {
         (from..to.min(raw.len()))
             .find(|&i| std::str::from_utf8(&raw[i]).is_err())
             .map(|i| {
@@ -717,15 +719,24 @@ fn run() -> ExitCode {
                 } else {
                     shown
                 };
-                // the option it is the value of, when it is one (tester finding retest41b 5)
-                let option = match args[i].split_once('=') {
-                    Some((flag, _)) if flag.starts_with("--") && takes_value(flag) => {
+                // the option it is the value of, when it is one (tester finding retest41b 5);
+                // a command's own: the command, and the option it follows (retest43 4)
+                let inline = args[i].split_once('=').map(|(f, _)| f);
+                let before = i
+                    .checked_sub(1)
+                    .map(|j| args[j].as_str())
+                    .filter(|p| p.starts_with('-') && !p.contains('='));
+                let option = match (command, inline) {
+                    (Some(c), Some(flag)) if flag.starts_with("--") => format!("{c} {flag}: "),
+                    (Some(c), _) => match before {
+                        Some(p) => format!("{c} (after {p}): "),
+                        None => format!("{c}: "),
+                    },
+                    (None, Some(flag)) if flag.starts_with("--") && takes_value(flag) => {
                         format!("{flag}: ")
                     }
-                    _ => i
-                        .checked_sub(1)
-                        .map(|j| args[j].as_str())
-                        .filter(|p| !p.contains('=') && takes_value(p))
+                    (None, _) => before
+                        .filter(|p| takes_value(p))
                         .map_or(String::new(), |p| format!("{p}: ")),
                 };
                 usage_error(&format!(
@@ -743,10 +754,12 @@ fn run() -> ExitCode {
             outln!("{}", version_line());
             return ExitCode::SUCCESS;
         }
-        Err(Stop::Usage(e)) => return not_text(0, raw.len()).unwrap_or_else(|| usage_error(&e)),
+        Err(Stop::Usage(e)) => {
+            return not_text(0, raw.len(), None).unwrap_or_else(|| usage_error(&e))
+        }
     };
     // The options before the command, and its name, are text.
-    if let Some(e) = not_text(0, at + 1) {
+    if let Some(e) = not_text(0, at + 1, None) {
         return e;
     }
     let Some(command) = args.get(at) else {
@@ -758,7 +771,7 @@ fn run() -> ExitCode {
         // The memcached commands take their keys and values as bytes.
         return cmd::run(&globals, command, &raw[at + 1..]);
     }
-    if let Some(e) = not_text(at + 1, raw.len()) {
+    if let Some(e) = not_text(at + 1, raw.len(), Some(command.as_str())) {
         return e;
     }
     match command.as_str() {

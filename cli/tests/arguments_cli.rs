@@ -468,6 +468,37 @@ fn messages_name_what_is_at_fault() {
             "{before:?}: {e}"
         );
     }
+    // ... ring's and bench's own options too: the command and the option it follows (tester
+    // finding retest43 4); a --value-file path as its bytes, never U+FFFD
+    for (before, what) in [
+        (&["ring", "--random"][..], "ring (after --random): "),
+        (
+            &["ring", "--compare-distribution"][..],
+            "ring (after --compare-distribution): ",
+        ),
+        (&["bench", "--ops"][..], "bench (after --ops): "),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args(before)
+            .arg(bad)
+            .output()
+            .unwrap();
+        let e = stderr(&o);
+        assert!(
+            code(&o) == 2 && e.contains(&format!("{what}argument \"\\xfe\" is not UTF-8")),
+            "{before:?}: {e}"
+        );
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(["--servers", &s, "set", "k", "--value-file"])
+        .arg(bad)
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert!(
+        code(&o) != 0 && e.contains("--value-file \"\\xfe\": ") && !e.contains('\u{fffd}'),
+        "{e}"
+    );
     // ... an unknown option after the command too (tester finding retest39 3)
     let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
         .args(["--servers", &s, "set", "k", "v"])

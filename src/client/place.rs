@@ -94,10 +94,7 @@ impl Client {
     /// the failover policy decides.
     #[cold]
     fn pick_alive(&self, t: &Topology, wire: &[u8], i: usize) -> Result<usize> {
-        let dead = |j: usize| Error::ServerDead {
-            server: t.servers[j].label.to_string(),
-            cause: t.servers[j].health.cause(),
-        };
+        let dead = |j: usize| t.servers[j].dead_error();
         // A server that joined dead and never answered is tried by a try of its own once
         // its retry is due (a call's retry would put it back in the ring first), on a
         // thread of its own: never in this call's time (tester finding retest33 1).
@@ -131,12 +128,8 @@ impl Client {
     /// `proxy-pool`: the first proxy whose health allows a request (every key goes there).
     pub(super) fn proxy(&self, t: &Topology) -> Result<usize> {
         let servers = &t.servers;
-        proxy_pool::first_alive(servers.len(), &|i| servers[i].health.may_try_now()).ok_or_else(
-            || Error::ServerDead {
-                server: servers[0].label.to_string(),
-                cause: servers[0].health.cause(),
-            },
-        )
+        proxy_pool::first_alive(servers.len(), &|i| servers[i].health.may_try_now())
+            .ok_or_else(|| servers[0].dead_error())
     }
 
     /// `proxy-pool`: after a failure on proxy `failed`, the next one to try (the first other
@@ -289,10 +282,7 @@ impl Client {
     pub(super) fn dead_error(&self, t: &Topology, wire: &[u8]) -> Error {
         match self.pick(t, wire) {
             Err(e) => e,
-            Ok(i) => Error::ServerDead {
-                server: t.servers[i].label.to_string(),
-                cause: t.servers[i].health.cause(),
-            },
+            Ok(i) => t.servers[i].dead_error(),
         }
     }
 }

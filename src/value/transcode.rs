@@ -238,7 +238,7 @@ impl<'c> Transcoder<'c> {
                 // "\0\0\0c" under pylibmc's)
                 "; no value format of mcpool reads that type: its bytes as stored come with \
                  get_or_stored (C mcpool_client_get_or_stored_into, Python and Perl \
-                 get_bytes, Java getBytes)"
+                 get_bytes, Java getBytes, CLI get --value-format libmemcached)"
                     .to_owned()
             } else if readers.is_empty() {
                 String::new()
@@ -518,7 +518,18 @@ impl<'c> Transcoder<'c> {
         let refuse =
             |why: String| Error::ValueFormat(format!("storing {}: {why}", who(key, flags)));
         let wire_flags = match format {
-            ValueFormat::Libmemcached | ValueFormat::Legacy(_) => flags,
+            ValueFormat::Libmemcached => flags,
+            // The legacy convention's bit is mcpool's too: stored as given, a value under it
+            // that mcpool did not compress never read back (MCPOOL_DECOMPRESS), and one it did
+            // came back without it (tester finding cteam3 1: flags 3 read back as 1)
+            ValueFormat::Legacy(c) if flags & c.flag() != 0 => {
+                return Err(refuse(format!(
+                    "bit {} is the {format} convention's compression bit, which mcpool sets \
+                     itself",
+                    c.flag()
+                )));
+            }
+            ValueFormat::Legacy(_) => flags,
             _ if flags == 0 => format.flags_for(Kind::Bytes).map_or(0, |(f, _)| f),
             ValueFormat::Mcpool => {
                 // Without mcpool's mark, flags are the application's: 16 bits. Wider ones
