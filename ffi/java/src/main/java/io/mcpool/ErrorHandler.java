@@ -11,7 +11,10 @@ package io.mcpool;
  * down server, a timeout or an error reply; a {@link ClientException} MCPOOL_VALUE_TOO_LARGE
  * for a value too large, MCPOOL_INVALID_ARGUMENT for an expiry after 2038 or a negative
  * counter delta, MCPOOL_CLIENT_ERROR for a counter that is not a number), each also counted as
- * {@code suppressed_errors} in {@link MemCachedClient#metrics()}. What the client throws (the
+ * {@code suppressed_errors} in {@link MemCachedClient#metrics()}: on the key's server, and a
+ * server's failure of {@code flushAll} or of a statistics call on that server (a server
+ * {@code flushAll(String[])} names that is not in the pool has no row there: told, not
+ * counted). What the client throws (the
  * caller's own mistakes, a refused login, a value that cannot be read) never reaches it.
  * Whalin called it only for exceptions; its error replies (a {@code SERVER_ERROR} line) were
  * logged, and are handed over here too.
@@ -29,7 +32,8 @@ public interface ErrorHandler {
     /** A read failed for this key: {@code get}, {@code gets}, {@code keyExists}, a key of
      * {@code getMulti}/{@code getMultiArray} whose server failed (once per key, with its own
      * error), and the counters ({@code incr}, {@code decr}, {@code addOrIncr},
-     * {@code addOrDecr}, {@code getCounter}), as Whalin reported them. */
+     * {@code addOrDecr}, {@code getCounter}, each also for a value that is not a number), as
+     * Whalin reported them; and {@code getBytes} (not in Whalin). */
     void handleErrorOnGet(MemCachedClient client, Throwable error, String cacheKey);
 
     /** A {@code getMulti} or {@code getMultiArray} failed as a whole (every key answered as a

@@ -663,6 +663,13 @@ public final class Mcpool implements AutoCloseable {
         } finally {
             nc.release();
         }
+        suppressed(label);
+    }
+
+    /** Counts an error a lenient caller turned into a failure value, on this server (its
+     * label as {@link #metrics()} lists it): a whole-server call's failure ({@code flushAll},
+     * {@code stats}). */
+    void suppressed(String label) {
         suppressed.computeIfAbsent(label, l -> new LongAdder()).increment();
     }
 

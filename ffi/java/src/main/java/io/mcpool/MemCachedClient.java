@@ -29,8 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *     {@code SERVER_ERROR object too large for cache}): the store answers false, as Whalin's
  *     did (a {@code set} refused so deletes the key, by the core's rule: no older value is
  *     left to read). Each such error is counted as {@code suppressed_errors} on the key's
- *     server in {@link #metrics()} and given to the {@link ErrorHandler}
- *     ({@link #setErrorHandler}) with the key. {@link Mcpool} is the strict API: it throws
+ *     server in {@link #metrics()} ({@code flushAll}'s and the statistics calls' on the
+ *     server that failed) and given to the {@link ErrorHandler} ({@link #setErrorHandler})
+ *     with the key. {@link Mcpool} is the strict API: it throws
  *     them. A refused TLS certificate or SASL login (MCPOOL_AUTH) is thrown here too
  *     ({@link ConnectionException}): a misconfiguration that no retry fixes, which null/false
  *     would show as an empty cache.</li>
@@ -48,7 +49,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *     its flags say so.</li>
  * <li>A value whose flags mean nothing in the value format, or of a kind Java cannot read,
  *     is a {@link ServerException} MCPOOL_VALUE_FORMAT naming the key and the flags, never
- *     its bytes.</li>
+ *     its bytes ({@link #getBytes}, not in Whalin, hands out its bytes as stored;
+ *     {@link #getCounter} answers -1 for it, no counter).</li>
  * <li>Strings are UTF-8 only: {@link #setDefaultEncoding} refuses any other encoding, and a
  *     String value whose bytes are not UTF-8 reads as an {@link McpoolException}
  *     (MCPOOL_VALUE_FORMAT) naming the key, where Whalin decoded it with its default
@@ -210,7 +212,7 @@ public class MemCachedClient {
      * {@link ConfigurationException} (MCPOOL_UNSUPPORTED) here: a String that a Whalin client
      * wrote in another encoding and that is not valid UTF-8 reads as an error naming the key
      * (MCPOOL_VALUE_FORMAT, the value is kept), never as different text; its bytes are
-     * {@link Mcpool#getBytes} (which hands out a value the format cannot read as stored), for
+     * {@link #getBytes} (which hands out a value the format cannot read as stored), for
      * {@code new String(data, charset)}. (Before
      * 2026-12-04 every name was accepted and ignored.) */
     public void setDefaultEncoding(String encoding) {
@@ -272,6 +274,14 @@ public class MemCachedClient {
     }
 
     private static final int ON_GET = 0, ON_SET = 1, ON_DELETE = 2;
+
+    /** A server's failure of a whole-server call ({@code flushAll}, the statistics), answered
+     * false or left out: counted as {@code suppressed_errors} on that server (its label, as
+     * {@link #metrics()} lists it), given to the ErrorHandler by {@code call}. */
+    private void serverFailed(Mcpool c, String server, java.util.function.Consumer<ErrorHandler> call) {
+        c.suppressed(server);
+        handle(call);
+    }
 
     /** Calls the ErrorHandler, if any; what it throws is counted, never seen by the call. */
     private void handle(java.util.function.Consumer<ErrorHandler> call) {
@@ -445,6 +455,7 @@ public class MemCachedClient {
                 : (key, e) -> handle(h -> h.handleErrorOnGet(this, e, key)));
         } catch (McpoolException e) {
             if (!Mcpool.serverSide(e)) throw e;
+            for (String k : keys) c.suppressed(Mcpool.key(k)); // each key's answer a miss, as below
             handle(h -> h.handleErrorOnGet(this, e, keys));
             return new Object[keys.length]; // the whole call failed: every key a miss
         }
@@ -459,6 +470,28 @@ public class MemCachedClient {
         } catch (McpoolException e) {
             if (Mcpool.unreadableValue(e)) return true; // read, but not deliverable: it exists
             return suppress(c, ON_GET, key, e, false);
+        }
+    }
+
+    /** Not in Whalin: the value's bytes and flags, whatever the flags, or null on a miss;
+     * never decoded into a Java object ({@link Mcpool#getBytes}'s contract). A value the
+     * value format reads comes in its kind's form (inflated, an integer as decimal text, a
+     * boolean as "1"/"0", the flags without the compression bits); one it cannot deliver,
+     * which {@link #get} throws for (flags that mean nothing in the format, such as Whalin's
+     * Character, Float, Double and Date markers, 16, 128, 512, 1024; a body those flags
+     * cannot hold; a compressed body that does not inflate), comes as memcached holds it,
+     * {@link CachedData#asStored} true: its flags as stored, compression bits included, and
+     * its body not inflated. A serialized object (flags 8), which {@link #get} throws for
+     * while serialization is off ({@link #setSerializationEnabled}), is a kind of the format:
+     * its serialized bytes (inflated) and flags 8, asStored false. A failure of the
+     * server or the network is null, as for {@link #get}, counted and given to the
+     * {@link ErrorHandler}'s {@code handleErrorOnGet} with the key. */
+    public CachedData getBytes(String key) {
+        Mcpool c = mc();
+        try {
+            return c.getBytes(key);
+        } catch (McpoolException e) {
+            return suppress(c, ON_GET, key, e, null);
         }
     }
 
@@ -563,13 +596,23 @@ public class MemCachedClient {
         return storeCounter(key, counter.longValue());
     }
 
-    /** The counter's value, or -1 when missing or not a number (as Whalin): a number stored
-     * in binary (an Integer, Long, Short or Boolean under Whalin's markers, which
-     * {@link #incr} refuses too) is not one. A counter above
+    /** The counter's value, or -1 when missing or not a counter (as Whalin). A counter is
+     * memcached's unsigned decimal text, what {@link #incr} takes, whatever its flags; not one:
+     * other text (a {@code "-5"}, a decimal beyond 2^64-1), a number stored in binary (an
+     * Integer, Long, Short or Boolean under Whalin's markers, which {@link #incr} refuses
+     * too), a value whose flags mean nothing in the value format or that does not inflate
+     * (which {@link #get} throws: read, not decoded, here). Each is counted and given to the
+     * {@link ErrorHandler}'s {@code handleErrorOnGet} with the key, as {@link #incr}'s
+     * answer for a value that is not a number is, with the {@link ClientException}
+     * MCPOOL_CLIENT_ERROR that {@link Mcpool#incr} throws for it (its message names the key
+     * and why, never the bytes; the cause, for a value {@link #get} throws for, that
+     * exception), as are a failure of the server or the network. A miss is no error, as for
+     * {@link #incr} (Whalin's getCounter told its handler of a miss too: a
+     * NumberFormatException from {@code parseLong(null)}). A counter above
      * {@code Long.MAX_VALUE} (memcached's are unsigned 64-bit, up to 2^64-1) is a
      * {@link ClientException} MCPOOL_OUT_OF_RANGE with the exact value in its message, as
      * {@link #incr} answers for it, never a negative and never -1 (Whalin returns -1 there,
-     * the same as for a missing key); a decimal beyond 2^64-1 is no counter: -1. */
+     * the same as for a missing key). */
     public long getCounter(String key) {
         Mcpool c = mc();
         byte[] b;
@@ -577,25 +620,42 @@ public class MemCachedClient {
         try {
             b = c.getRaw(Mcpool.key(key), false, meta);
         } catch (McpoolException e) {
+            // read, but no value of the format (flags that mean nothing in it, a body that
+            // does not inflate): no counter either (Whalin's getCounter: a ClassCastException
+            // or null, its handler told)
+            if (Mcpool.unreadableValue(e)) return notACounter(c, key, "its value cannot be read (" + e.getMessage() + ")", e);
             return suppress(c, ON_GET, key, e, -1L);
         }
+        if (b == null) return -1; // a miss
         // A binary Integer, Long, Short or Boolean (Whalin's markers) arrives as its decimal
         // text, but memcached holds 4 or 8 bytes that incr refuses and Whalin's getCounter
         // could not parse: no counter (the core says which bodies are verbatim).
-        if (b == null || meta[3] != 1) return -1;
-        String text = new String(b, StandardCharsets.US_ASCII).trim();
+        if (meta[3] != 1) {
+            return notACounter(c, key, "its value is a number stored in binary (flags "
+                + Integer.toUnsignedString((int) meta[0]) + "), which incr refuses", null);
+        }
+        long u;
         try {
-            return Long.parseLong(text);
-        } catch (NumberFormatException notALong) {
-            long u;
-            try {
-                u = Long.parseUnsignedLong(text);
-            } catch (NumberFormatException notACounter) {
-                return -1;
-            }
+            // (incr leaves spaces after a number that got shorter: "9 " after decr of "10")
+            u = Long.parseUnsignedLong(new String(b, StandardCharsets.US_ASCII).trim());
+        } catch (NumberFormatException notACounter) {
+            return notACounter(c, key, b.length == 0 ? "its value is empty"
+                : "its value (" + b.length + " bytes) is not an unsigned decimal number of at most 2^64-1", null);
+        }
+        if (u < 0) {
             throw ClientException.outOfRange("the counter " + key + " is " + Long.toUnsignedString(u)
                 + ", above Long.MAX_VALUE (memcached's counters are unsigned 64-bit)");
         }
+        return u;
+    }
+
+    /** getCounter's -1 for a value that is no counter: the MCPOOL_CLIENT_ERROR that
+     * {@link Mcpool#incr} throws for it, counted and given to the ErrorHandler as incr's. */
+    private long notACounter(Mcpool c, String key, String why, McpoolException cause) {
+        ClientException e = new ClientException(STATUS_CLIENT_ERROR, "MCPOOL_CLIENT_ERROR",
+            "getCounter of \"" + key + "\": not a counter (memcached's unsigned decimal text, what incr takes): " + why,
+            cause);
+        return answer(c, ON_GET, key, e, -1L);
     }
 
     // ------------------------------------------------------------------------------ servers
@@ -604,11 +664,13 @@ public class MemCachedClient {
      * one failed (down, a timeout, an error reply such as memcached -F's
      * {@code CLIENT_ERROR flush_all not allowed}): every other server is still flushed. */
     public boolean flushAll() {
+        Mcpool c = mc();
         boolean all = true;
-        for (McpoolException e : mc().flushAllEach(0).values()) { // every server tried
+        for (Map.Entry<String, McpoolException> each : c.flushAllEach(0).entrySet()) { // every server tried
+            McpoolException e = each.getValue();
             if (e == null) continue;
             if (!flushFailed(e)) throw e;
-            handle(h -> h.handleErrorOnFlush(this, e));
+            serverFailed(c, each.getKey(), h -> h.handleErrorOnFlush(this, e));
             all = false;
         }
         return all;
@@ -638,7 +700,7 @@ public class MemCachedClient {
                 all &= Native.flushServer(h, index, 0) == Native.OK;
             } catch (McpoolException e) {
                 all = false;
-                if (flushFailed(e)) handle(eh -> eh.handleErrorOnFlush(this, e));
+                if (flushFailed(e)) serverFailed(c, s, eh -> eh.handleErrorOnFlush(this, e));
                 else if (thrown == null) thrown = e;
             } finally {
                 c.nc.release();
@@ -672,11 +734,12 @@ public class MemCachedClient {
 
     private Map<String, Map<String, String>> statsGroup(String group, String[] servers) {
         Set<String> want = servers == null ? null : new HashSet<>(java.util.Arrays.asList(servers));
-        // a server left out for its failure goes to the ErrorHandler, if it was asked for
-        Map<String, Map<String, String>> all = mc().serverResults(group, Native.STATS, false, false,
-            errorHandler == null ? null : (server, e) -> {
-                if (want == null || want.contains(server)) handle(h -> h.handleErrorOnStats(this, e));
-            });
+        Mcpool c = mc();
+        // a server left out for its failure is counted and goes to the ErrorHandler, if it
+        // was asked for
+        Map<String, Map<String, String>> all = c.serverResults(group, Native.STATS, false, false, (server, e) -> {
+            if (want == null || want.contains(server)) serverFailed(c, server, h -> h.handleErrorOnStats(this, e));
+        });
         if (want != null) all.keySet().retainAll(want);
         return all;
     }

@@ -168,7 +168,7 @@ public class HardeningTest {
                 () -> whalin.get(k), () -> whalin.gets(k), () -> whalin.getMulti(new String[] {"ok", k}),
                 () -> whalin.getMultiArray(new String[] {k}), () -> whalin.keyExists(k), () -> whalin.delete(k),
                 () -> whalin.incr(k), () -> whalin.decr(k), () -> whalin.addOrIncr(k), () -> whalin.addOrDecr(k),
-                () -> whalin.storeCounter(k, 5), () -> whalin.getCounter(k)));
+                () -> whalin.storeCounter(k, 5), () -> whalin.getCounter(k), () -> whalin.getBytes(k)));
             for (int i = 0; i < calls.size(); i++) {
                 ClientException e = refused(escaped(k) + " call " + i, calls.get(i));
                 assertEquals(escaped(k) + " call " + i, "MCPOOL_INVALID_KEY", e.statusName());

@@ -15,7 +15,10 @@ import org.junit.Test;
  * for the client's max_value_size or for memcached's item size is Whalin's false, counted
  * and given to the ErrorHandler (Mcpool still throws it); the ErrorHandler gets each error
  * answered as null/false/-1 with its key, and one that throws does not break the call; the
- * pool's listeners. Against real memcached servers and a closed loopback port.
+ * pool's listeners. Tester findings retest43 1 to 3: getCounter of a value that is no counter
+ * is told and counted as incr's is; flushAll's and stats' failures are counted on the failing
+ * server's row; getBytes, the reader the core's error for a value of no kind points to.
+ * Against real memcached servers and a closed loopback port.
  */
 public class WhalinErrorsTest {
     /** What the handler was told: method, key(s), error. */
@@ -206,7 +209,7 @@ public class WhalinErrorsTest {
             }
             assertEquals(java.util.Arrays.asList("get:g1", "get:g2", "get:g3", "get:g4", "get:g5", "get:m1", "get:m2",
                 "set:s1", "set:s2", "set:s3", "delete:d1", "flush:null", "stats:null"), got);
-            assertEquals(11, suppressed(mc, addr)); // the calls with a key
+            assertEquals(13, suppressed(mc, addr)); // each call told, flushAll and stats on the server's row
             assertEquals(0, mc.errorHandlerErrors());
             // a server flushAll(String[]) names that is not in the pool: false, and said
             assertFalse(mc.flushAll(new String[] {"nope:1"}));
@@ -317,7 +320,250 @@ public class WhalinErrorsTest {
             assertTrue(mc.stats().isEmpty());
             assertEquals(8, t.calls);
             assertEquals(8, mc.errorHandlerErrors());
-            assertEquals(6, suppressed(mc, addr));
+            assertEquals(8, suppressed(mc, addr));
+        } finally {
+            p.shutDown();
+        }
+    }
+
+    static void assertNotANumber(Call c, String key) {
+        assertEquals(c.toString(), "get", c.on);
+        assertEquals(c.toString(), key, c.key);
+        assertTrue(c.toString(), c.error instanceof ClientException);
+        assertEquals(c.toString(), "MCPOOL_CLIENT_ERROR", ((McpoolException) c.error).statusName());
+    }
+
+    /** getCounter of a value that is no counter answers -1, told to the handler with the key
+     * and the MCPOOL_CLIENT_ERROR Mcpool's incr throws for it, and counted, as incr's answer
+     * is (retest43 1): text, a "-5", a decimal beyond 2^64-1, an empty value, a number stored
+     * in binary under Whalin's markers, flags the format has no kind for (which get throws
+     * for, its error the cause), a serialized object. A miss and a counter are not errors. The other counters on
+     * a value that is not a number: the same. */
+    @Test
+    public void getCounterOfNoCounterIsToldAndCounted() throws Exception {
+        try (TestServer server = new TestServer()) {
+            SockIOPool p = pool("wet-counter", server.addr());
+            try (Mcpool raw = Mcpool.builder().servers(server.addr()).valueFormat("libmemcached").build()) {
+                Recorder r = new Recorder();
+                MemCachedClient mc = new MemCachedClient(null, r, "wet-counter");
+                // keys Whalin's sanitizing leaves as they are, for the raw client to write
+                assertTrue(mc.set("wettext", "abc"));
+                assertTrue(mc.set("wetminus", "-5"));
+                assertTrue(raw.setBytes("wethuge", "18446744073709551616".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, 0));
+                assertTrue(mc.set("wetempty", ""));
+                assertTrue(mc.set("wetint", 42));
+                assertTrue(mc.set("wetlong", 7L));
+                assertTrue(raw.setBytes("wetchar", new byte[] {0, 'A'}, 16, 0)); // Whalin's Character 'A'
+                MemCachedClient ser = new MemCachedClient("wet-counter");
+                ser.setSerializationEnabled(true);
+                assertTrue(ser.set("wetser", new ArrayList<>(java.util.Arrays.asList(1, 2))));
+                assertTrue(mc.storeCounter("wetctr", 12L));
+                assertTrue(mc.set("wetspaced", "9 ")); // as memcached's decr leaves "10" made shorter
+                assertEquals(0, r.calls.size());
+                String[] none = {"wettext", "wetminus", "wethuge", "wetempty", "wetint", "wetlong", "wetchar", "wetser"};
+                for (String k : none) assertEquals(k, -1, mc.getCounter(k));
+                assertEquals(r.calls.toString(), none.length, r.calls.size());
+                for (int i = 0; i < none.length; i++) {
+                    Call c = r.calls.get(i);
+                    assertNotANumber(c, none[i]);
+                    assertTrue(c.toString(), c.error.getMessage().contains("getCounter of \"" + none[i] + "\""));
+                }
+                // the value of no kind: get's own error is the cause, and get still throws it
+                Throwable cause = r.calls.get(6).error.getCause();
+                assertNull(r.calls.get(7).error.getCause()); // a serialized object: read, not a counter
+                assertTrue(String.valueOf(cause), cause instanceof ServerException);
+                assertEquals("MCPOOL_VALUE_FORMAT", ((McpoolException) cause).statusName());
+                try {
+                    mc.get("wetchar");
+                    fail("get read a value of no kind");
+                } catch (ServerException e) {
+                    assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
+                }
+                // the message never has the value's bytes
+                assertFalse(r.calls.get(0).error.getMessage().contains("abc"));
+                assertEquals(none.length, suppressed(mc, server.addr()));
+                // a miss and a counter: no error
+                mc.delete("wetmissing");
+                assertEquals(-1, mc.getCounter("wetmissing"));
+                assertEquals(12, mc.getCounter("wetctr"));
+                assertEquals(9, mc.getCounter("wetspaced"));
+                assertEquals(none.length, r.calls.size());
+                assertEquals(none.length, suppressed(mc, server.addr()));
+                // incr, decr, addOrIncr, addOrDecr of text: the same status, told and counted
+                r.calls.clear();
+                assertEquals(-1, mc.incr("wettext"));
+                assertEquals(-1, mc.decr("wettext", 2));
+                assertEquals(-1, mc.addOrIncr("wettext", 1));
+                assertEquals(-1, mc.addOrDecr("wettext", 1));
+                assertEquals(-1, mc.decr("wetint"));
+                assertEquals(r.calls.toString(), 5, r.calls.size());
+                for (int i = 0; i < 4; i++) assertNotANumber(r.calls.get(i), "wettext");
+                assertNotANumber(r.calls.get(4), "wetint");
+                assertEquals(none.length + 5, suppressed(mc, server.addr()));
+                // the strict API's incr throws the same class and status
+                try (Mcpool strict = Mcpool.builder().servers(server.addr()).build()) {
+                    strict.incr("wettext", 1);
+                    fail("Mcpool.incr took text");
+                } catch (ClientException e) {
+                    assertEquals("MCPOOL_CLIENT_ERROR", e.statusName());
+                }
+                // above Long.MAX_VALUE: still thrown, never -1, not told
+                r.calls.clear();
+                assertTrue(raw.setBytes("wetbig", "9223372036854775808".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, 0));
+                try {
+                    fail("read as " + mc.getCounter("wetbig"));
+                } catch (ClientException e) {
+                    assertEquals("MCPOOL_OUT_OF_RANGE", e.statusName());
+                }
+                assertEquals(0, r.calls.size());
+            } finally {
+                p.shutDown();
+            }
+        }
+    }
+
+    /** flushAll's and the statistics calls' failures are counted on the failing server's row,
+     * once per failed call, as the handler is told (retest43 2); the live server's row stays
+     * 0. A server that was not asked for is neither told nor counted, and one not in the pool
+     * has no row. */
+    @Test
+    public void flushAndStatsFailuresAreCountedOnTheirServer() throws Exception {
+        try (TestServer live = new TestServer()) {
+            String dead = closedAddr();
+            SockIOPool p = SockIOPool.getInstance("wet-whole");
+            p.setServers(new String[] {live.addr(), dead});
+            p.setFailover(false);
+            p.setSocketConnectTO(500);
+            p.setInitConn(0);
+            p.setMinConn(0);
+            p.initialize();
+            try {
+                Recorder r = new Recorder();
+                MemCachedClient mc = new MemCachedClient(null, r, "wet-whole");
+                assertFalse(mc.flushAll());
+                assertEquals(1, suppressed(mc, dead));
+                Map<String, Map<String, String>> stats = mc.stats();
+                assertEquals(java.util.Collections.singleton(live.addr()), stats.keySet());
+                assertEquals(2, suppressed(mc, dead));
+                assertEquals(java.util.Collections.singleton(live.addr()), mc.statsItems().keySet());
+                assertFalse(mc.statsSlabs().containsKey(dead));
+                assertEquals(4, suppressed(mc, dead));
+                assertFalse(mc.flushAll(new String[] {dead}));
+                assertEquals(5, suppressed(mc, dead));
+                List<String> got = new ArrayList<>();
+                for (Call c : r.calls) {
+                    got.add(c.on);
+                    assertTrue(c.toString(), c.error instanceof ConnectionException);
+                }
+                assertEquals(java.util.Arrays.asList("flush", "stats", "stats", "stats", "flush"), got);
+                // not asked for: neither told nor counted
+                assertEquals(java.util.Collections.singleton(live.addr()), mc.stats(new String[] {live.addr()}).keySet());
+                assertTrue(mc.flushAll(new String[] {live.addr()}));
+                // not in the pool: told, no row to count on
+                assertFalse(mc.flushAll(new String[] {"nope:1"}));
+                assertEquals(6, r.calls.size());
+                assertEquals(5, suppressed(mc, dead));
+                assertEquals(0, suppressed(mc, live.addr()));
+                assertEquals(java.util.Arrays.asList(live.addr(), dead), new ArrayList<>(mc.metrics().keySet()));
+            } finally {
+                p.shutDown();
+            }
+        }
+    }
+
+    /** getBytes (not in Whalin), the reader the core's error for a value of no kind names:
+     * Mcpool.getBytes's answers on the pool (a value of the format in its kind's form, one
+     * of no kind as memcached holds it), null on a miss, and for a down server null, told
+     * and counted as get (retest43 3). */
+    @Test
+    public void getBytes() throws Exception {
+        try (TestServer server = new TestServer()) {
+            SockIOPool p = pool("wet-bytes", server.addr());
+            try (Mcpool raw = Mcpool.builder().servers(server.addr()).valueFormat("libmemcached").build()) {
+                Recorder r = new Recorder();
+                MemCachedClient mc = new MemCachedClient(null, r, "wet-bytes");
+                assertTrue(mc.set("wet:s", "hello")); // a key Whalin's sanitizing encodes
+                CachedData d = mc.getBytes("wet:s");
+                assertArrayEquals("hello".getBytes(java.nio.charset.StandardCharsets.UTF_8), d.data);
+                assertEquals(32, d.flags); // MARKER_STRING
+                assertFalse(d.asStored);
+                assertTrue(mc.set("wet:i", 42));
+                d = mc.getBytes("wet:i");
+                assertArrayEquals("42".getBytes(java.nio.charset.StandardCharsets.US_ASCII), d.data); // the kind's form
+                assertEquals(4, d.flags); // MARKER_INTEGER
+                assertFalse(d.asStored);
+                byte[] big = random(100_000); // gzipped by the client: delivered inflated
+                assertTrue(mc.set("wet:z", big));
+                d = mc.getBytes("wet:z");
+                assertArrayEquals(big, d.data);
+                assertEquals(4096, d.flags); // MARKER_BYTEARR, without the compression bit
+                assertNull(mc.getBytes("wet:missing"));
+                // Whalin's Character, Float, Double and Date markers have no kind: get throws,
+                // its message pointing here, and getBytes hands out the value as stored
+                int[] noKind = {16, 128, 512, 1024};
+                for (int flags : noKind) {
+                    String k = "wetnokind" + flags;
+                    assertTrue(raw.setBytes(k, "AAAAAAAA".getBytes(java.nio.charset.StandardCharsets.US_ASCII), flags, 0));
+                    try {
+                        fail("get read " + mc.get(k));
+                    } catch (ServerException e) {
+                        assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
+                        assertTrue(e.getMessage(), e.getMessage().contains("getBytes"));
+                    }
+                    d = mc.getBytes(k);
+                    assertArrayEquals("AAAAAAAA".getBytes(java.nio.charset.StandardCharsets.US_ASCII), d.data);
+                    assertEquals(flags, d.flags);
+                    assertTrue(d.asStored);
+                }
+                // a serialized object, which get throws for while serialization is off: its
+                // serialized bytes and flags 8, a kind of the format
+                MemCachedClient ser = new MemCachedClient("wet-bytes");
+                ser.setSerializationEnabled(true);
+                assertTrue(ser.set("wet:ser", new ArrayList<>(java.util.Arrays.asList(1, 2))));
+                try {
+                    fail("get read " + mc.get("wet:ser"));
+                } catch (ServerException e) {
+                    assertEquals("MCPOOL_VALUE_FORMAT", e.statusName());
+                }
+                d = mc.getBytes("wet:ser");
+                assertEquals(8, d.flags);
+                assertFalse(d.asStored);
+                assertEquals((byte) 0xAC, d.data[0]); // Java serialization's stream magic
+                assertEquals((byte) 0xED, d.data[1]);
+                assertEquals(ser.get("wet:ser"), new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(d.data)).readObject());
+                // the same as Mcpool.getBytes under the whalin format
+                try (Mcpool strict = Mcpool.builder().servers(server.addr()).valueFormat("whalin").build()) {
+                    for (String k : new String[] {"wetnokind16", "wetnokind1024"}) {
+                        CachedData s = strict.getBytes(k), w = mc.getBytes(k);
+                        assertArrayEquals(s.data, w.data);
+                        assertEquals(s.flags, w.flags);
+                        assertEquals(s.asStored, w.asStored);
+                    }
+                }
+                assertEquals(0, r.calls.size());
+                assertEquals(0, suppressed(mc, server.addr()));
+                // the caller's mistakes are thrown
+                try {
+                    mc.getBytes(null);
+                    fail();
+                } catch (ClientException e) {
+                    assertEquals(0, r.calls.size());
+                }
+            } finally {
+                p.shutDown();
+            }
+        }
+        String addr = closedAddr();
+        SockIOPool p = pool("wet-bytes-down", addr);
+        try {
+            Recorder r = new Recorder();
+            MemCachedClient mc = new MemCachedClient(null, r, "wet-bytes-down");
+            assertNull(mc.getBytes("k1"));
+            assertEquals(r.calls.toString(), 1, r.calls.size());
+            assertEquals("get", r.calls.get(0).on);
+            assertEquals("k1", r.calls.get(0).key);
+            assertTrue(r.calls.get(0).error instanceof ConnectionException);
+            assertEquals(1, suppressed(mc, addr));
         } finally {
             p.shutDown();
         }
