@@ -1,6 +1,12 @@
 # mcpool: `make` builds the libraries, `make test` runs every test, `make bench` runs the
 # benchmark (both install what they need first, see scripts/install-deps.sh).
 PREFIX ?= /usr/local
+# Where make install puts the libraries, their .pc files and the CMake package (ffi/c/test.mk):
+# LIBDIR=/usr/lib64 or /usr/lib/x86_64-linux-gnu where the system's loader and pkg-config look.
+LIBDIR ?= $(PREFIX)/lib
+# It reaches no sub-make: ffi/c's and ffi/java's Makefiles name cargo's output directory
+# LIBDIR, which a `make ... LIBDIR=...` given here must not override.
+MAKEOVERRIDES := $(filter-out LIBDIR=%,$(MAKEOVERRIDES))
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 

@@ -59,12 +59,18 @@ grep -q "linking pkg-config mcpool-static" "$tmp/configure.log" \
 grep '^Mcpool ' "$tmp/configure.log"
 "$make" --no-print-directory >/dev/null
 "$make" --no-print-directory test TEST_FILES='t/00-load.t t/01-commands.t t/10-chi.t'
-# Without memcached (a CPAN install on a machine without one) the tests that need it are
-# skipped, naming what to install; they do not fail.
-MCPOOL_REQUIRE_MEMCACHED= MEMCACHED=/nonexistent/memcached prove -b t/01-commands.t > "$tmp/skip.log" 2>&1 \
-  || { cat "$tmp/skip.log" >&2; echo "perl-install-check: without memcached the tests failed" >&2; exit 1; }
+# Without memcached (a CPAN install on a machine without one: no MEMCACHED, none on PATH) the
+# tests that need it are skipped, naming what to install; they do not fail. A MEMCACHED that
+# names no program (a typo) stops them, naming it (tester finding packaging 10).
+MCPOOL_REQUIRE_MEMCACHED= env -u MEMCACHED PATH=/nonexistent "$(command -v perl)" "$(command -v prove)" -b t/01-commands.t \
+  > "$tmp/skip.log" 2>&1 || { cat "$tmp/skip.log" >&2; echo "perl-install-check: without memcached the tests failed" >&2; exit 1; }
 grep -q "skipped: no memcached to test against" "$tmp/skip.log" \
   || { cat "$tmp/skip.log" >&2; echo "perl-install-check: without memcached, no skip naming it" >&2; exit 1; }
+if MCPOOL_REQUIRE_MEMCACHED= MEMCACHED=/nonexistent/memcached prove -b t/01-commands.t > "$tmp/typo.log" 2>&1; then
+  cat "$tmp/typo.log" >&2; echo "perl-install-check: with MEMCACHED naming no program the tests passed" >&2; exit 1
+fi
+grep -q "MEMCACHED=/nonexistent/memcached names no executable program" "$tmp/typo.log" \
+  || { cat "$tmp/typo.log" >&2; echo "perl-install-check: MEMCACHED naming no program is not named" >&2; exit 1; }
 grep -qx "INSTALL_BASE = $tmp/perl5" Makefile && grep -q '^INSTALLSITEARCH = $(INSTALL_BASE)/' Makefile \
   || { echo "perl-install-check: make install would not go to $tmp/perl5" >&2; exit 1; }
 "$make" --no-print-directory install >/dev/null

@@ -21,9 +21,18 @@ sub _found {
 
 # A test file that uses these helpers needs memcached: without one it is skipped, saying what
 # to install (a CPAN install with no memcached at hand), or, with MCPOOL_REQUIRE_MEMCACHED set
-# (this repository's make test), it fails.
+# (this repository's make test), it fails. A MEMCACHED that is set but names no program (a
+# typo, or empty) stops the run, naming it: given by hand, it was meant to test (tester finding
+# packaging 10: every test skipped, and make test passed).
 sub import {
     my $bin = memcached_bin();
+    if (defined $ENV{MEMCACHED} && !_found($bin)) {
+        require Test::More;
+        Test::More::BAIL_OUT(($bin eq '' ? 'MEMCACHED is set but empty'
+                : "MEMCACHED=$bin names no executable program" . ($bin =~ m{/} ? '' : ' on PATH'))
+            . ": set it to memcached's path (MEMCACHED=/usr/bin/memcached), or unset it to use"
+            . " memcached on PATH (without one the tests are skipped)");
+    }
     if (!_found($bin)) {
         my $why = "no memcached to test against ($bin is not an executable"
             . ($bin =~ m{/} ? '' : ' on PATH')
