@@ -79,8 +79,14 @@ public class WhalinErrorsTest {
     }
 
     static SockIOPool pool(String name, String server, String... options) {
+        return poolOf(name, new String[] {server}, options);
+    }
+
+    /** An initialized pool of these servers, no failover (each key stays on its own server),
+     * connections opened only when asked for, with these options (name, value, ...). */
+    static SockIOPool poolOf(String name, String[] servers, String... options) {
         SockIOPool p = SockIOPool.getInstance(name);
-        p.setServers(new String[] {server});
+        p.setServers(servers);
         p.setFailover(false);
         p.setSocketConnectTO(500);
         p.setSocketTO(2000);
@@ -267,13 +273,7 @@ public class WhalinErrorsTest {
     public void getMultiReportsTheDeadServersKeys() throws Exception {
         try (TestServer live = new TestServer()) {
             String dead = closedAddr();
-            SockIOPool p = SockIOPool.getInstance("wet-multi");
-            p.setServers(new String[] {live.addr(), dead});
-            p.setFailover(false);
-            p.setSocketConnectTO(500);
-            p.setInitConn(0);
-            p.setMinConn(0);
-            p.initialize();
+            SockIOPool p = poolOf("wet-multi", new String[] {live.addr(), dead});
             try {
                 Recorder r = new Recorder();
                 MemCachedClient mc = new MemCachedClient(null, r, "wet-multi");
@@ -430,13 +430,7 @@ public class WhalinErrorsTest {
     public void flushAndStatsFailuresAreCountedOnTheirServer() throws Exception {
         try (TestServer live = new TestServer()) {
             String dead = closedAddr();
-            SockIOPool p = SockIOPool.getInstance("wet-whole");
-            p.setServers(new String[] {live.addr(), dead});
-            p.setFailover(false);
-            p.setSocketConnectTO(500);
-            p.setInitConn(0);
-            p.setMinConn(0);
-            p.initialize();
+            SockIOPool p = poolOf("wet-whole", new String[] {live.addr(), dead});
             try {
                 Recorder r = new Recorder();
                 MemCachedClient mc = new MemCachedClient(null, r, "wet-whole");
