@@ -710,9 +710,7 @@ fn tls_hint(e: &rustls::Error) -> &'static str {
             if reason.contains("CaUsedAsEndEntity") {
                 " (the server presents a CA certificate, basicConstraints CA:TRUE, as its own: \
                  give it a certificate that CA signed, and the CA to tls_ca_file)"
-            } else if reason.contains("UnsupportedCertVersion")
-                || reason.contains("MissingOrMalformedExtensions")
-            {
+            } else if crate::tls::is_v1_certificate(&reason) {
                 " (the server's certificate must be X.509 v3 with a subjectAltName; `openssl \
                  x509 -req` makes v1 unless given -extfile)"
             } else {

@@ -547,18 +547,9 @@ impl Server {
         &self.addr
     }
 
-    /// The addresses this server's name resolved to last (none when it never resolved; a
-    /// unix socket's path made absolute): what `set_servers` compares a server added back
-    /// under another spelling with. Never waits.
-    pub(crate) fn known_addrs(&self) -> Vec<std::net::SocketAddr> {
-        self.addr
-            .addrs_answered()
-            .map(|a| a.to_vec())
-            .unwrap_or_default()
-    }
-
-    /// [`Server::known_addrs`], resolving the name first when it never was (up to
-    /// `timeout`).
+    /// The addresses this server's name resolved to (none when it cannot be resolved),
+    /// resolving the name first when it never was (up to `timeout`): what `set_servers`
+    /// compares a server added back under another spelling with.
     pub(crate) fn resolved_addrs(&self, timeout: Duration) -> Vec<std::net::SocketAddr> {
         self.addr
             .addrs(timeout)

@@ -187,9 +187,7 @@ mod enabled {
         match e {
             rustls::Error::InvalidCertificate(c) => {
                 let reason = format!("{c:?}");
-                let hint = if reason.contains("UnsupportedCertVersion")
-                    || reason.contains("MissingOrMalformedExtensions")
-                {
+                let hint = if is_v1_certificate(&reason) {
                     " (it must be an X.509 v3 certificate: `openssl x509 -req` makes v1 unless \
                      given -extfile, e.g. a file with extendedKeyUsage=clientAuth)"
                 } else {
@@ -199,6 +197,13 @@ mod enabled {
             }
             other => other.to_string(),
         }
+    }
+
+    /// Whether webpki's reason for refusing a certificate (rustls keeps it opaque: known by
+    /// its name only) is what an X.509 v1 certificate gets, the usual `openssl x509 -req`
+    /// without `-extfile` (no version 3, no extensions).
+    pub(crate) fn is_v1_certificate(reason: &str) -> bool {
+        reason.contains("UnsupportedCertVersion") || reason.contains("MissingOrMalformedExtensions")
     }
 
     /// The name to check the certificate against.

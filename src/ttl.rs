@@ -125,10 +125,15 @@ pub fn from_now_at(seconds: i64, now: u64) -> u32 {
 /// signed time ([`checked_from_signed`]), so a refusal names the moment asked, never the
 /// saturated 4294967295 (tester finding retest37 6).
 pub fn moment_from_now(seconds: i64) -> i64 {
-    let now = std::time::SystemTime::now()
+    moment_from_now_at(seconds, now_secs())
+}
+
+/// The system clock's unix time in whole seconds, as memcached compares an expiry with its
+/// own (0 before 1970).
+fn now_secs() -> u64 {
+    std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    moment_from_now_at(seconds, now)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// [`moment_from_now`] with the current unix time given (`now`), for tests.
@@ -147,10 +152,7 @@ pub fn moment_from_now_at(seconds: i64, now: u64) -> i64 {
 /// duration and that limit, not memcached's (durations whose moment is after 2038 are
 /// answered, and refused by the call they are then given to).
 pub fn moment_from_now_checked(seconds: i64) -> Result<i64> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    moment_from_now_checked_at(seconds, now)
+    moment_from_now_checked_at(seconds, now_secs())
 }
 
 /// [`moment_from_now_checked`] with the current unix time given (`now`), for tests.

@@ -208,7 +208,7 @@ impl Client {
             .iter()
             .map(|spec| Arc::new(building.server(spec, &dialect)))
             .collect();
-        topology::mark_shared(&servers, &config.servers);
+        topology::mark_shared(&servers);
         let proxy_pool = config.distribution == Distribution::ProxyPool;
         let keys = KeyRules {
             prefix: config.key_prefix.clone(),

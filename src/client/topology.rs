@@ -72,21 +72,12 @@ impl Place {
     /// Where `server` (at `addr`) is, as known now or after a resolution of up to `timeout`
     /// when `resolve` (never waiting otherwise).
     fn of(server: &Server, addr: &ServerAddr, resolve: Option<std::time::Duration>) -> Place {
-        if resolve.is_none() {
-            return Place::known(server.resolve());
-        }
-        match addr {
-            ServerAddr::Unix(path) => Place {
-                net: Vec::new(),
-                path: std::fs::canonicalize(path).ok(),
-            },
-            ServerAddr::Tcp { .. } => Place {
-                net: match resolve {
-                    Some(timeout) => server.resolved_addrs(timeout),
-                    None => server.known_addrs(),
-                },
+        match (addr, resolve) {
+            (ServerAddr::Tcp { .. }, Some(timeout)) => Place {
+                net: server.resolved_addrs(timeout),
                 path: None,
             },
+            _ => Place::known(server.resolve()),
         }
     }
 
@@ -121,9 +112,8 @@ impl Place {
 /// Gives each server of the list (with a clean-up guard) the list's addresses and its own
 /// place in it, for its return to ask whether another entry is the same memcached
 /// ([`Siblings::shared_now`]).
-pub(crate) fn mark_shared(servers: &[Arc<Server>], specs: &[ServerSpec]) {
+pub(crate) fn mark_shared(servers: &[Arc<Server>]) {
     let list: Arc<[Arc<Resolve>]> = servers.iter().map(|s| s.resolve().clone()).collect();
-    debug_assert_eq!(servers.len(), specs.len());
     for (index, server) in servers.iter().enumerate() {
         if let Some(away) = &server.away {
             away.set_siblings(Siblings {
@@ -370,7 +360,7 @@ impl Client {
         for spec in &specs {
             building.departed_away.remove(&spec.addr);
         }
-        mark_shared(&servers, &specs);
+        mark_shared(&servers);
         let events = if router.ejects(self.inner.config.failover) {
             probe_added(&added, self.inner.config.eject_after)
         } else {
