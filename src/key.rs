@@ -486,9 +486,10 @@ pub fn validate_meta(key: &[u8]) -> Result<()> {
 }
 
 /// The key as error messages show it: in double quotes, escaped as Rust's `{:?}` escapes a
-/// string (`"b\nc"`), with each byte that is not UTF-8 written `\xNN` (`"\xff k"`), so two
-/// different keys never read the same; cut after 300 bytes of text (`…`). The one place a
-/// key is shown: the core's errors and the C ABI's messages use it.
+/// string (`"b\nc"`), with each byte that is not UTF-8 and each ASCII control byte other
+/// than tab, newline and return written `\xNN` (`"\xff k"`, `"k\x01"`: `\xNN` is always the
+/// byte NN), so two different keys never read the same; cut after 300 bytes of text (`…`).
+/// The one place a key is shown: the core's errors and the C ABI's messages use it.
 pub fn quoted(key: &[u8]) -> String {
     const MAX: usize = 300;
     let mut s = String::with_capacity(key.len().min(MAX) + 2);
@@ -503,6 +504,8 @@ pub fn quoted(key: &[u8]) -> String {
             match c {
                 // escaped in a string's `{:?}` only as a char literal
                 '\'' => s.push(c),
+                '\t' | '\n' | '\r' => s.extend(c.escape_debug()),
+                _ if c.is_ascii_control() => s.push_str(&format!("\\x{:02x}", c as u8)),
                 _ => s.extend(c.escape_debug()),
             }
         }
@@ -584,7 +587,12 @@ mod tests {
         // bytes that are not UTF-8 are escaped, not replaced by U+FFFD: two keys, two texts
         assert_eq!(quoted(b"\xff\xe9 k"), r#""\xff\xe9 k""#);
         assert_ne!(quoted(b"\xff k"), quoted(b"\xfe k"));
-        assert_eq!(quoted("é\u{7f}".as_bytes()), r#""é\u{7f}""#);
+        // an ASCII control byte is written as the byte it is, as a byte that is not UTF-8 is
+        // (tester finding retest40 7: it was `\u{1}`); tab, newline and return keep their names
+        assert_eq!(quoted("é\u{7f}".as_bytes()), r#""é\x7f""#);
+        assert_eq!(quoted(b"k\x01\x00\x1b"), r#""k\x01\x00\x1b""#);
+        assert_eq!(quoted(b"a\tb\rc"), r#""a\tb\rc""#);
+        assert_eq!(quoted("\u{85}".as_bytes()), r#""\u{85}""#);
         // the error a refused key gives names it so
         let e = validate(b"\xff k").unwrap_err().to_string();
         assert_eq!(

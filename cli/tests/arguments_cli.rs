@@ -66,7 +66,7 @@ fn keys_are_checked_before_the_private_memcached_starts() {
         (
             &["get", "ok", "a b", "c\u{1}"],
             "mcpool: get: invalid key \"a b\": key contains a space or control byte\n\
-             mcpool: get: invalid key \"c\\u{1}\": key contains a space or control byte\n",
+             mcpool: get: invalid key \"c\\x01\": key contains a space or control byte\n",
         ),
         (
             &["get", "a b", "--show-flags"],
