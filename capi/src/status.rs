@@ -57,10 +57,13 @@ pub enum mcpool_status {
     MCPOOL_CLOSED = 108,
     /// The process forked during the call (a callback of the call called `fork()`) and this
     /// is the child: the call's connections are the parent's, and the child neither reads
-    /// nor writes them; the keys not yet answered fail with this (never as misses; the
-    /// multi-gets into the caller's memory, `_into` and `_cb`, report every key of such a
-    /// server with it, including values already handed to the callback: read none of them).
-    /// The server is not blamed; the child's next calls open connections of their own.
+    /// nor writes them; the keys whose reply it would have to read from such a connection
+    /// fail with this (never as misses; the multi-gets into the caller's memory, `_into` and
+    /// `_cb`, report every key of such a server with it, including values already handed to
+    /// the callback: read none of them). A server whose whole reply the parent had already
+    /// read before the fork is answered from that copy, as usual (its values are the
+    /// server's, right). The server is not blamed; the child's next calls open connections
+    /// of their own.
     MCPOOL_FORKED = 109,
     /// The key's server is marked dead and not yet due for a retry.
     MCPOOL_SERVER_DEAD = 200,
