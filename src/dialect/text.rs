@@ -22,12 +22,33 @@ pub(crate) struct Text;
 /// `get` lines, so 500 keys go in one line and come back in one reply.
 pub(crate) const GET_LINE_BYTES: usize = 64 * 1024;
 
-/// Splits `keys` into the index ranges that share one `get` line.
-fn get_lines<K: WireKeys + ?Sized>(keys: &K) -> impl Iterator<Item = Range<usize>> + '_ {
+/// The longest line memcached reads of any command but `get` and `gets`: one whose first
+/// 1,024 bytes hold no line end is taken for garbage and the connection closed (its
+/// `try_read_command_ascii`; a `get`/`gets` line is read in pieces, any length).
+pub(crate) const SHORT_LINE: usize = 1024;
+
+/// Key bytes (each with its space) per `gat`/`gats` line: the line, with `gats`, the
+/// largest time and the line end, stays within [`SHORT_LINE`]. A `gat` of more keys is sent
+/// as several pipelined lines (tester finding limits 1: 1,100 keys in one 17,609-byte line
+/// had memcached reset the connection, and the healthy server was marked dead).
+pub(crate) const GAT_LINE_BYTES: usize = SHORT_LINE - "gats 4294967295".len() - "\r\n".len();
+
+/// Splits `keys` into the index ranges that share one retrieval line: a `get`/`gets` line
+/// holds up to [`GET_LINE_BYTES`] of keys, a `gat`/`gats` line (`touch`) [`GAT_LINE_BYTES`].
+fn get_lines<K: WireKeys + ?Sized>(
+    keys: &K,
+    touch: bool,
+) -> impl Iterator<Item = Range<usize>> + '_ {
     let n = keys.count();
     let mut start = 0;
-    // Up to 261 keys of at most 250 bytes always fit one line: no need to measure them.
-    let one_line = n * (crate::key::MAX_KEY_LEN + 1) <= GET_LINE_BYTES;
+    let line_bytes = if touch {
+        GAT_LINE_BYTES
+    } else {
+        GET_LINE_BYTES
+    };
+    // Keys that fit one line even at 250 bytes each (261 for `get`, 4 for `gat`): no need
+    // to measure them.
+    let one_line = n * (crate::key::MAX_KEY_LEN + 1) <= line_bytes;
     std::iter::from_fn(move || {
         if start >= n {
             return None;
@@ -40,7 +61,7 @@ fn get_lines<K: WireKeys + ?Sized>(keys: &K) -> impl Iterator<Item = Range<usize
         let mut end = start;
         while end < n {
             bytes += keys.key(end).len() + 1;
-            if bytes > GET_LINE_BYTES && end > start {
+            if bytes > line_bytes && end > start {
                 break;
             }
             end += 1;
@@ -72,19 +93,20 @@ pub(crate) fn unexpected(server: &str, reply: Reply<'_>, asked: &str) -> Error {
     }
 }
 
-/// Appends the retrieval lines for `keys` (several lines of at most `GET_LINE_BYTES`).
+/// Appends the retrieval lines for `keys` (several lines when they do not fit one:
+/// [`get_lines`]).
 fn encode_retrieval<K: WireKeys + ?Sized>(
     buf: &mut Vec<u8>,
     cas: bool,
     touch: Option<u32>,
     keys: &K,
 ) {
-    for line in get_lines(keys) {
+    for line in get_lines(keys, touch.is_some()) {
         ascii::encode_get(buf, cas, touch, line.map(|i| keys.key(i)));
     }
 }
 
-/// Reads the replies to `encode_retrieval(keys)`. A text value names its key, not its place
+/// Reads the replies to `encode_retrieval(keys)` (with a time when `touch`). A text value names its key, not its place
 /// in the request: each hit is matched to a requested key with that name not answered yet
 /// ([`Unanswered`]), in request order first (memcached's order), in any order otherwise (a
 /// proxy such as twemproxy reassembles a multi-get out of order when a key misses). A value
@@ -95,11 +117,12 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
     conn: &mut Conn,
     keys: &K,
     want_cas: bool,
+    touch: bool,
     asked: &str,
     hit: &mut Hit<'_>,
 ) -> Result<()> {
     let n = keys.count();
-    let mut ends = get_lines(keys).count();
+    let mut ends = get_lines(keys, touch).count();
     if ends == 0 {
         return Ok(()); // no key, no request line, no reply
     }
@@ -376,11 +399,12 @@ impl Speak for Text {
     ) -> Result<Outcome> {
         let asked = req.name();
         match *req {
-            Request::Get { key, cas, .. } => {
-                recv_retrieval(conn, &[key][..], cas, asked, hit).map(|()| Outcome::Done)
+            Request::Get { key, cas, touch } => {
+                recv_retrieval(conn, &[key][..], cas, touch.is_some(), asked, hit)
+                    .map(|()| Outcome::Done)
             }
-            Request::GetMulti { keys, cas, .. } => {
-                recv_retrieval(conn, keys, cas, asked, hit).map(|()| Outcome::Done)
+            Request::GetMulti { keys, cas, touch } => {
+                recv_retrieval(conn, keys, cas, touch.is_some(), asked, hit).map(|()| Outcome::Done)
             }
             // `EXISTS` and `NOT_FOUND` answer only a `cas`: to another store they are not an
             // outcome memcached gives, and are refused as any unexpected reply.
@@ -469,6 +493,43 @@ impl Speak for Text {
 #[cfg(test)]
 mod tests {
     use super::Unanswered;
+
+    /// Every `gat`/`gats` line fits the 1,024 bytes memcached reads of a line that is not a
+    /// `get` (with the largest time and 250-byte keys too); every key is sent once, in order;
+    /// a `get` of as many keys stays one line while they fit [`super::GET_LINE_BYTES`].
+    #[test]
+    fn gat_lines_fit_what_memcached_reads() {
+        for len in [1, 15, 100, 249, 250] {
+            for n in [1, 3, 4, 5, 61, 1_100] {
+                let keys: Vec<Vec<u8>> =
+                    (0..n).map(|i| format!("{i:0len$}").into_bytes()).collect();
+                let keys: Vec<&[u8]> = keys.iter().map(|k| &k[..]).collect();
+                let mut buf = Vec::new();
+                super::encode_retrieval(&mut buf, true, Some(u32::MAX), &keys[..]);
+                let lines: Vec<&[u8]> = buf.split_inclusive(|&b| b == b'\n').collect();
+                assert!(
+                    lines.iter().all(|l| l.len() <= super::SHORT_LINE),
+                    "{n} keys of {len}: {:?}",
+                    lines.iter().map(|l| l.len()).max()
+                );
+                let sent: Vec<&[u8]> = lines
+                    .iter()
+                    .flat_map(|l| {
+                        l.strip_suffix(b"\r\n")
+                            .unwrap()
+                            .split(|&b| b == b' ')
+                            .skip(2)
+                    })
+                    .collect();
+                assert_eq!(sent, keys, "{n} keys of {len}");
+                let mut get = Vec::new();
+                super::encode_retrieval(&mut get, true, None, &keys[..]);
+                if n * (len + 1) <= super::GET_LINE_BYTES {
+                    assert_eq!(get.iter().filter(|&&b| b == b'\n').count(), 1);
+                }
+            }
+        }
+    }
 
     /// Feeds `values` (key names) to a matcher of `keys`: each one's index, or why none.
     fn feed(keys: &[&str], values: &[&str]) -> Vec<Result<usize, &'static str>> {
