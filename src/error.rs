@@ -404,25 +404,44 @@ impl Error {
 /// [`Error::IoTimeout`] with `sent`, a [`ConnectionClosed`] with `outcome_unknown`).
 const SENT_UNKNOWN: &str = " (the request was sent: whether it was applied is unknown)";
 
-/// The cause inside the [`Error::Io`] of a connection the server closed while a request
-/// sent on it waited for its reply: typed, so that the rules that depend on it (a proxy's
-/// refusal, a read's outcome) ask its fields rather than its message.
+/// The cause inside the [`Error::Io`] of a connection the server closed (or reset) while a
+/// request sent on it waited for its reply: typed, so that the rules that depend on it (a
+/// proxy's refusal, a read's outcome) ask its fields rather than its message.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ConnectionClosed {
     /// No byte of the reply had come: what twemproxy answers a command it does not support
-    /// (see `Request::proxy_may_refuse`). False: closed mid-reply.
+    /// (see `Request::proxy_may_refuse`). False: closed mid-reply, or reset.
     pub(crate) before_reply: bool,
     /// The message says that the request was sent and whether it was applied is unknown
     /// (false for a call that changes nothing: [`Error::of_a_read`]).
     pub(crate) outcome_unknown: bool,
+    /// A reset (`ECONNRESET`, `EPIPE`, `ECONNABORTED`): the system's error number, shown as
+    /// the system words it; `None`: an orderly close (end of stream).
+    pub(crate) reset: Option<i32>,
+    /// The message adds the hint for a plain client against a TLS-only memcached (a reset
+    /// before any reply, from an address that never replied).
+    pub(crate) tls_hint: bool,
 }
 
 impl ConnectionClosed {
+    /// An orderly close (end of stream) after a request was sent.
+    pub(crate) fn closed(before_reply: bool) -> ConnectionClosed {
+        ConnectionClosed {
+            before_reply,
+            outcome_unknown: true,
+            reset: None,
+            tls_hint: false,
+        }
+    }
+
     /// This close as the [`Error::Io`] of a call to `server`.
     pub(crate) fn into_error(self, server: String) -> Error {
+        let kind = self.reset.map_or(io::ErrorKind::UnexpectedEof, |code| {
+            io::Error::from_raw_os_error(code).kind()
+        });
         Error::Io {
             server,
-            source: io::Error::new(io::ErrorKind::UnexpectedEof, self),
+            source: io::Error::new(kind, self),
         }
     }
 
@@ -437,11 +456,20 @@ impl ConnectionClosed {
 
 impl fmt::Display for ConnectionClosed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.before_reply {
-            "server closed the connection before its reply"
-        } else {
-            "server closed the connection mid-reply"
-        })?;
+        match self.reset {
+            Some(code) => write!(f, "{}", io::Error::from_raw_os_error(code))?,
+            None if self.before_reply => {
+                f.write_str("server closed the connection before its reply")?
+            }
+            None => f.write_str("server closed the connection mid-reply")?,
+        }
+        if self.tls_hint {
+            write!(
+                f,
+                " (before any reply: if the server speaks TLS, memcached -Z, {})",
+                crate::conn::TURN_TLS_ON
+            )?;
+        }
         if self.outcome_unknown {
             f.write_str(SENT_UNKNOWN)?;
         }
@@ -458,6 +486,23 @@ impl Error {
     pub(crate) fn is_closed_before_reply(&self) -> bool {
         matches!(self, Error::Io { source, .. }
             if ConnectionClosed::of(source).is_some_and(|c| c.before_reply))
+    }
+
+    /// True when the call's request was written (at least in part) and its reply never came
+    /// whole: a timeout after sending ([`Error::IoTimeout`]'s `sent`), or the server closing
+    /// or resetting the connection after it ([`Error::Io`]). A call that changes data may or
+    /// may not have been applied (its message says "the request was sent: whether it was
+    /// applied is unknown"): read back before repeating it. False for an error before
+    /// anything was sent, and for a call that changes nothing (a read, `stats`, `version`),
+    /// where it does not matter (docs/errors.md).
+    pub fn outcome_unknown(&self) -> bool {
+        match self {
+            Error::IoTimeout { sent, .. } => *sent,
+            Error::Io { source, .. } => {
+                ConnectionClosed::of(source).is_some_and(|c| c.outcome_unknown)
+            }
+            _ => false,
+        }
     }
 
     /// This error as the cause of a server's marking dead, which the calls it then refuses
@@ -782,11 +827,7 @@ mod tests {
     use std::error::Error as _;
 
     fn closed(before_reply: bool) -> Error {
-        ConnectionClosed {
-            before_reply,
-            outcome_unknown: true,
-        }
-        .into_error("127.0.0.1:1".into())
+        ConnectionClosed::closed(before_reply).into_error("127.0.0.1:1".into())
     }
 
     /// A close is recognised by its type, not its text: through a clone, a read's form and

@@ -37,7 +37,7 @@ use crate::fork;
 use std::fmt;
 use std::io;
 use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant};
 
@@ -81,6 +81,10 @@ pub(crate) struct Resolve {
     /// How many times the pinned address changed: a connection opened under another count
     /// goes to an address no longer pinned.
     pins: AtomicU64,
+    /// Some connection to this address has read a reply: a reset before any reply is then
+    /// no TLS-only server's answer to a plain client (the hint is left out). Shared with
+    /// each connection ([`Resolve::replied`]), which sets it at its first reply.
+    replied: Arc<AtomicBool>,
     /// The fork generation it was made in: in a forked child the state's lock may have
     /// been held at the fork by a thread of the parent, which is not here to release it
     /// ([`Resolve::lock`]).
@@ -110,8 +114,15 @@ impl Resolve {
             state: Mutex::new(State::default()),
             answered: Condvar::new(),
             pins: AtomicU64::new(0),
+            replied: Arc::new(AtomicBool::new(false)),
             made_in: fork::generation(),
         }
+    }
+
+    /// Whether some connection to this address has read a reply, for each connection to
+    /// share (and set at its first reply).
+    pub(crate) fn replied(&self) -> &Arc<AtomicBool> {
+        &self.replied
     }
 
     /// The server's address as configured.

@@ -6,6 +6,7 @@ mod common;
 
 use common::{unique, Memcached};
 use mcpool::{Client, Error, Protocol, SetItem, StoreCommand, StoreOutcome};
+use mcpool_testkit::fake::{fake, Then};
 use std::time::Duration;
 
 fn client(mc: &Memcached, p: Protocol, fail_open: bool) -> Client {
@@ -135,4 +136,63 @@ fn a_timed_out_read_does_not_say_its_outcome_is_unknown() {
         );
         mc.thaw();
     }
+}
+
+/// A write the server reset after reading it (RST, not an orderly close) says, as a close
+/// and a timeout do, that it was sent and its outcome is unknown (`Error::outcome_unknown`;
+/// tester finding rustteam 1: "Connection reset by peer" alone, read as never sent); a read
+/// so reset does not. The hint for a plain client against a TLS-only memcached comes only
+/// while the address has never replied: after a reply, a fresh connection's reset is no TLS
+/// server's (tester finding limits 2). A deliberately broken fake server: it answers `get`
+/// and `version` and resets at any other request.
+#[test]
+fn a_reset_write_says_its_outcome_is_unknown_and_no_tls_hint_once_the_server_replied() {
+    let (addr, _) = fake(20, |_, line, w| {
+        use std::io::Write;
+        if line.starts_with(b"get ") {
+            w.write_all(b"END\r\n").unwrap();
+        } else if line.starts_with(b"version") {
+            w.write_all(b"VERSION 1.6.18\r\n").unwrap();
+        } else if line.starts_with(b"set ")
+            || line.starts_with(b"incr ")
+            || line.starts_with(b"gets ")
+        {
+            return Then::Reset;
+        }
+        Then::Continue
+    });
+    let c = Client::builder()
+        .server(&addr)
+        .protocol(Protocol::Text)
+        .io_timeout(Duration::from_secs(5))
+        .failure_limit(1000)
+        .build()
+        .unwrap();
+    // the first request the address gets: reset before any reply from it
+    let e = c.incr("k", 1).unwrap_err();
+    let text = e.to_string();
+    assert!(e.outcome_unknown(), "{e:?}");
+    assert!(text.contains("Connection reset by peer"), "{text}");
+    assert!(
+        text.contains("the request was sent: whether it was applied is unknown"),
+        "{text}"
+    );
+    assert!(text.contains("if the server speaks TLS"), "{text}");
+    // a read says nothing of its outcome
+    let e = c.gets("k").unwrap_err();
+    assert!(
+        !e.outcome_unknown() && !e.to_string().contains("unknown"),
+        "{e}"
+    );
+    // the address replies; then a fresh connection's reset is no TLS server's
+    assert_eq!(c.get("k").unwrap(), None);
+    c.disconnect_all();
+    let e = c.set("k", "v", 0).unwrap_err();
+    let text = e.to_string();
+    assert!(e.outcome_unknown(), "{e:?}");
+    assert!(text.contains("whether it was applied is unknown"), "{text}");
+    assert!(!text.contains("TLS"), "{text}");
+    // refused before sending: nothing to say
+    let e = c.set("a b", "v", 0).unwrap_err();
+    assert!(!e.outcome_unknown(), "{e:?}");
 }

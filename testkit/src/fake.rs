@@ -12,6 +12,8 @@ pub enum Then {
     Continue,
     /// Close it.
     Close,
+    /// Reset it (SO_LINGER 0, then close: the peer reads `ECONNRESET`).
+    Reset,
 }
 
 /// A fake server on 127.0.0.1; `script(connection number, request line, stream)` answers each
@@ -38,9 +40,16 @@ where
                     if r.read_until(b'\n', &mut line).unwrap_or(0) == 0 {
                         return;
                     }
-                    if let Then::Close = script(n, &line, &mut w) {
-                        let _ = w.flush();
-                        return;
+                    match script(n, &line, &mut w) {
+                        Then::Continue => {}
+                        Then::Close => {
+                            let _ = w.flush();
+                            return;
+                        }
+                        Then::Reset => {
+                            crate::proxy::linger_zero(&w);
+                            return;
+                        }
                     }
                 }
             });

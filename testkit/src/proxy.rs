@@ -136,7 +136,7 @@ fn pump(
 
 /// Sets SO_LINGER {on, 0} so that closing the socket resets the connection.
 #[allow(unsafe_code)] // setsockopt(SO_LINGER)
-fn linger_zero(s: &TcpStream) {
+pub(crate) fn linger_zero(s: &TcpStream) {
     use std::os::fd::AsRawFd;
     let linger = libc::linger {
         l_onoff: 1,
