@@ -33,8 +33,44 @@ fn needs_real_server(g: &Globals) -> Option<&'static str> {
     }
 }
 
-pub fn client_from(g: &Globals, servers: &[String]) -> Result<Client, String> {
-    builder_from(g, servers)?.build().map_err(|e| e.to_string())
+pub fn client_from(g: &Globals, servers: &[String]) -> Result<Cli, String> {
+    let client = builder_from(g, servers)?
+        .build()
+        .map_err(|e| e.to_string())?;
+    Ok(Cli {
+        client,
+        prefix_option: prefix_option(g),
+    })
+}
+
+/// A client built from the global options, with what its messages say of them: the option
+/// that gave its key prefix, as the command line spelt it. It is the client for everything
+/// else ([`Deref`](std::ops::Deref)).
+pub struct Cli {
+    client: Client,
+    /// [`prefix_option`]'s.
+    prefix_option: String,
+}
+
+impl std::ops::Deref for Cli {
+    type Target = Client;
+
+    fn deref(&self) -> &Client {
+        &self.client
+    }
+}
+
+/// The option that gave the key prefix that applies, as the command line spelt it (tester
+/// finding limits 4: `--key-prefix` was named `--prefix`): the last one given by name
+/// (`--key-prefix`, `--prefix`, `--key_prefix`, ...: the later wins, whatever the spelling),
+/// else a `--libmemcached-config` string's `--NAMESPACE` (which one given by name overrides),
+/// else the option's own name.
+fn prefix_option(g: &Globals) -> String {
+    match &g.key_prefix_flag {
+        Some(flag) => flag.clone(),
+        None if g.options.iter().any(|(n, _)| n == "libmemcached_config") => "--NAMESPACE".into(),
+        None => "key_prefix".into(),
+    }
 }
 
 /// The options applied before every other, whatever their place on the command line.
@@ -221,7 +257,7 @@ fn about(command: &str, key: &[u8], what: impl std::fmt::Display) -> String {
 /// [`about`] for a core error: a refused key that the error names as the caller gave it
 /// is named once (`get: invalid key "x y": ...`; tester finding keys2 5). One over 250
 /// bytes, which the error names by its length, is shown too: which of the keys it was.
-fn about_error(client: &Client, command: &str, key: &[u8], e: &mcpool::Error) -> String {
+fn about_error(client: &Cli, command: &str, key: &[u8], e: &mcpool::Error) -> String {
     let what = key_error(client, key, e);
     if key.len() <= mcpool::key::MAX_KEY_LEN && e.names_key(key) {
         format!("{command}: {what}")
@@ -231,9 +267,9 @@ fn about_error(client: &Client, command: &str, key: &[u8], e: &mcpool::Error) ->
 }
 
 /// A core error about `key`, said: a key the client's key prefix made too long is named by
-/// both lengths (`"<251 bytes: 249 bytes + 2 of --prefix>"`), where the core names the
-/// prefixed key's length alone.
-pub(crate) fn key_error(client: &Client, key: &[u8], e: &mcpool::Error) -> String {
+/// both lengths and the prefix's option as given (`"<251 bytes: 249 bytes + 2 of
+/// --key-prefix>"`), where the core names the prefixed key's length alone.
+pub(crate) fn key_error(client: &Cli, key: &[u8], e: &mcpool::Error) -> String {
     let prefix = client.config().key_prefix.len();
     match e {
         mcpool::Error::InvalidKey { key: named, reason } if prefix > 0 => {
@@ -241,8 +277,8 @@ pub(crate) fn key_error(client: &Client, key: &[u8], e: &mcpool::Error) -> Strin
             if *named == format!("\"<{total} bytes>\"") {
                 let given = key.len();
                 return format!(
-                    "invalid key \"<{total} bytes: {given} bytes + {prefix} of --prefix>\": \
-                     {reason}"
+                    "invalid key \"<{total} bytes: {given} bytes + {prefix} of {}>\": {reason}",
+                    client.prefix_option
                 );
             }
             e.to_string()
@@ -900,7 +936,7 @@ fn raise(code: &mut u8, to: u8) {
 /// get escapes it); a miss or a refusal is said on stderr as get says a miss (exit 1), an
 /// error too (exit 2), every other key still done and reported.
 fn batch_report(
-    client: &Client,
+    client: &Cli,
     out: &mut impl Write,
     command: &str,
     keys: &[&[u8]],
@@ -936,7 +972,7 @@ fn batch_report(
 /// the CAS unique before the value: memcached's order, KEY FLAGS CAS. A miss is said on
 /// stderr (exit 1), an error too (exit 2).
 fn read_command(
-    client: &Client,
+    client: &Cli,
     out: &mut impl Write,
     command: &str,
     touch: Option<u32>,
@@ -1070,15 +1106,32 @@ pub(crate) fn escaped(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 /// memcached's largest item (`-I 1024m`): a value file is read up to this and no further.
 const VALUE_FILE_MAX: u64 = 1 << 30;
 
+/// A file path given on the command line (`--value-file`, `ring --keys`,
+/// `--sasl-password-file`): its bytes as they are, the system's name for the file (on Linux
+/// any bytes but NUL), never read as text: the one way every option that names a file reads
+/// it (tester finding retest44 3: `ring --keys` refused a name `--value-file` took).
+pub fn os_path(path: &[u8]) -> &std::path::Path {
+    use std::os::unix::ffi::OsStrExt;
+    std::path::Path::new(std::ffi::OsStr::from_bytes(path))
+}
+
+/// A file path as messages show it: UTF-8 as it is, any other as its bytes, quoted and
+/// `\xNN` as a key is shown, never as U+FFFD (tester finding retest43 4).
+pub fn shown_path(path: &[u8]) -> String {
+    std::str::from_utf8(path).map_or_else(|_| shown_key(path), str::to_owned)
+}
+
+/// What a refusal of an argument that is not UTF-8 says may be any bytes.
+pub const ANY_BYTES: &str = "only keys, values and file paths may be any bytes";
+
 /// Whether `path` is the file standard input is (`/dev/stdin`, `/dev/fd/0`,
 /// `/proc/self/fd/0`, ...: the same device and inode), for `--value-file` with standard input
 /// closed at start, where it names the `/dev/null` Rust's runtime put there (tester finding
 /// retest31 2: an empty value stored over the old one). Unknown (either unreadable): false.
 fn names_standard_input(path: &[u8]) -> bool {
-    use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::MetadataExt;
     let (Ok(named), Ok(stdin)) = (
-        std::fs::metadata(std::ffi::OsStr::from_bytes(path)),
+        std::fs::metadata(os_path(path)),
         std::fs::metadata("/proc/self/fd/0"),
     ) else {
         return false;
@@ -1103,9 +1156,7 @@ fn value_file(spec: &Spec, a: &Args, path: &[u8]) -> Result<(usize, Vec<u8>), St
             wrong_arguments(spec)
         });
     }
-    // (a path that is not UTF-8 shown as its bytes, \xNN, never as U+FFFD: tester finding
-    // retest43 4)
-    let shown = std::str::from_utf8(path).map_or_else(|_| shown_key(path), str::to_owned);
+    let shown = shown_path(path);
     if (path == b"-" || names_standard_input(path)) && crate::out::input_closed_at_start() {
         return Err(format!(
             "--value-file {shown}: standard input was closed when mcpool started, or is not \
@@ -1119,8 +1170,7 @@ fn value_file(spec: &Spec, a: &Args, path: &[u8]) -> Result<(usize, Vec<u8>), St
             .take(VALUE_FILE_MAX + 1)
             .read_to_end(&mut bytes)
     } else {
-        use std::os::unix::ffi::OsStrExt;
-        std::fs::File::open(std::ffi::OsStr::from_bytes(path)).and_then(|f| {
+        std::fs::File::open(os_path(path)).and_then(|f| {
             // a regular file's length is known before a byte is read: one over the limit
             // is refused unread (tester finding bigvalues 5: 1.1 GB were read to say so)
             let len = f.metadata()?.len();
@@ -1143,10 +1193,7 @@ fn value_file(spec: &Spec, a: &Args, path: &[u8]) -> Result<(usize, Vec<u8>), St
 fn text(a: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(a).map_err(|_| {
         // (its bytes shown as they are, \xNN, never as U+FFFD: tester finding retest37b 6)
-        format!(
-            "argument {} is not UTF-8 (only keys and values may be any bytes)",
-            shown_key(a)
-        )
+        format!("argument {} is not UTF-8 ({ANY_BYTES})", shown_key(a))
     })
 }
 
@@ -1766,7 +1813,7 @@ fn named_as_given(given: &str, e: mcpool::Error) -> mcpool::Error {
 
 /// Does a checked command on the servers: its output on stdout, a miss or refused store
 /// said on stderr (exit 1); an error is returned (exit 2).
-fn execute(client: &Client, command: &str, op: Op) -> Result<ExitCode, String> {
+fn execute(client: &Cli, command: &str, op: Op) -> Result<ExitCode, String> {
     let mut out = crate::out::stdout();
     match op {
         Op::Read {

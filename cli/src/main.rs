@@ -330,6 +330,9 @@ pub struct Globals {
     /// are applied in this order, so a later one overrides an earlier one whatever the
     /// spelling of either (`preset` excepted: it applies first).
     pub options: Vec<(String, String)>,
+    /// The flag of the last `key_prefix` among `options`, as given (`--key-prefix`,
+    /// `--prefix`, `--key_prefix`): what a message about the prefix names.
+    pub key_prefix_flag: Option<String>,
 }
 
 /// A usage error: printed with a hint, exit status 2.
@@ -502,9 +505,16 @@ fn takes_value(flag: &str) -> bool {
         )
 }
 
-fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
+/// The global options of `args` (the arguments as text; `raw`, as given): every argument
+/// read is text, refused otherwise ([`not_utf8`]), but a path (`--sasl-password-file`'s),
+/// any bytes. Returns them and where the command is.
+fn parse_globals(args: &[String], raw: &[Vec<u8>]) -> Result<(Globals, usize), Stop> {
     use mcpool::config::options::OptionType;
     let mut g = Globals::default();
+    let text = |i: usize| match std::str::from_utf8(&raw[i]) {
+        Ok(_) => Ok(()),
+        Err(_) => Err(Stop::Usage(not_utf8(raw, i, None))),
+    };
     let mut i = 0;
     // The option just read, when it took the next argument as its value, and that value.
     let mut taken: Option<(String, String)> = None;
@@ -516,6 +526,12 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
             Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
             _ => (a, None),
         };
+        // (a file's path is any bytes, as --value-file's: cmd::os_path)
+        let path = flag == "--sasl-password-file";
+        let inline_path = path && inline.is_some();
+        if !path {
+            text(i)?;
+        }
         let table = flag
             .strip_prefix("--")
             .and_then(mcpool::config::options::option);
@@ -539,6 +555,9 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
                         .get(i)
                         .cloned()
                         .ok_or_else(|| format!("{flag} needs a value"))?;
+                    if !path {
+                        text(i)?;
+                    }
                     taken = Some((flag.to_owned(), v.clone()));
                     Some(v)
                 }
@@ -588,7 +607,10 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
                 })?)
             }
             // The older flags: each is one option of the table, applied in its place.
-            ("--prefix", Some(v)) => g.options.push(("key_prefix".into(), v)),
+            ("--prefix", Some(v)) => {
+                g.options.push(("key_prefix".into(), v));
+                g.key_prefix_flag = Some(flag.to_owned());
+            }
             ("--no-sanitize-keys", None) => {
                 g.options.push(("sanitize_keys".into(), "false".into()))
             }
@@ -601,12 +623,21 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
                 let ms = num(&v)?;
                 g.options.push(("io_timeout".into(), ms.to_string()));
             }
-            ("--sasl-password-file", Some(v)) => {
+            ("--sasl-password-file", Some(_)) => {
+                let file = if inline_path {
+                    &raw[i][flag.len() + 1..]
+                } else {
+                    &raw[i][..]
+                };
                 g.options
-                    .push(("sasl_password".into(), password_from_file(&v)?));
+                    .push(("sasl_password".into(), password_from_file(file)?));
             }
             (_, Some(v)) if table.is_some() => {
                 let name = table.map_or("", |o| o.name);
+                if name == "key_prefix" {
+                    // (as given: `--key-prefix`, `--key_prefix`, ...)
+                    g.key_prefix_flag = Some(flag.to_owned());
+                }
                 g.options.push((name.to_owned(), v));
             }
             (f, _) if f.starts_with('-') && f != "-" => {
@@ -644,22 +675,82 @@ fn parse_globals(args: &[String]) -> Result<(Globals, usize), Stop> {
     Ok((g, i))
 }
 
-/// The SASL password in `path`: its first line (a trailing `\n` or `\r\n` dropped), never
-/// shown in an error.
-fn password_from_file(path: &str) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("--sasl-password-file {path:?}: {e}"))?;
+/// Why argument `i` of `raw` is refused where text goes, not being UTF-8: its bytes as they
+/// are (`\xNN`, never U+FFFD; a secret's length only), after the option it is the value of,
+/// when it is one (tester finding retest41b 5), and for `command`'s own arguments (`raw`
+/// being those: ring's, bench's) the command and the option it follows (retest43 4); then
+/// what may be any bytes ([`cmd::ANY_BYTES`]; the bench reads every argument as text).
+pub fn not_utf8(raw: &[Vec<u8>], i: usize, command: Option<&str>) -> String {
+    let args: Vec<String> = raw
+        .iter()
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    let shown = shown_argument(&args, i);
+    let shown = if shown == format!("{:?}", args[i]) {
+        cmd::shown_key(&raw[i])
+    } else {
+        shown
+    };
+    // (`--flag=VALUE`: the flag named only when it is text, never as U+FFFD)
+    let inline = raw[i]
+        .iter()
+        .position(|&b| b == b'=')
+        .and_then(|at| std::str::from_utf8(&raw[i][..at]).ok());
+    let before = i
+        .checked_sub(1)
+        .map(|j| args[j].as_str())
+        .filter(|p| p.starts_with('-') && !p.contains('='));
+    let option = match (command, inline) {
+        (Some(c), Some(flag)) if flag.starts_with("--") => format!("{c} {flag}: "),
+        (Some(c), _) => match before {
+            Some(p) => format!("{c} (after {p}): "),
+            None => format!("{c}: "),
+        },
+        (None, Some(flag)) if flag.starts_with("--") && takes_value(flag) => format!("{flag}: "),
+        (None, _) => before
+            .filter(|p| takes_value(p))
+            .map_or(String::new(), |p| format!("{p}: ")),
+    };
+    // (the TLS files are the core's options, which take text: named as such, never as a
+    // path that could be any bytes)
+    let tls_file = command.is_none()
+        && inline
+            .or(before)
+            .and_then(|f| f.strip_prefix("--"))
+            .and_then(mcpool::config::options::option)
+            .is_some_and(|o| {
+                matches!(o.name, "tls_ca_file" | "tls_client_cert" | "tls_client_key")
+            });
+    let hint = match command {
+        // (mcpool_bench reads its arguments as text, --out's directory too)
+        Some("bench") => "the bench reads every argument as text, --out's directory too",
+        _ if tls_file => {
+            "a TLS file is named by a client option, which is text; keys, values and the \
+             other file paths may be any bytes"
+        }
+        _ => cmd::ANY_BYTES,
+    };
+    format!("{option}argument {shown} is not UTF-8 ({hint})")
+}
+
+/// The SASL password in `file` (its path as given, any bytes: [`cmd::os_path`]): its first
+/// line (a trailing `\n` or `\r\n` dropped), never shown in an error.
+fn password_from_file(file: &[u8]) -> Result<String, String> {
+    let path = cmd::shown_path(file);
+    let bytes = std::fs::read(cmd::os_path(file))
+        .map_err(|e| format!("--sasl-password-file {path}: {e}"))?;
     let text = String::from_utf8(bytes)
-        .map_err(|_| format!("--sasl-password-file {path:?}: the password is not UTF-8"))?;
+        .map_err(|_| format!("--sasl-password-file {path}: the password is not UTF-8"))?;
     let line = text.strip_suffix('\n').unwrap_or(&text);
     let line = line.strip_suffix('\r').unwrap_or(line);
     if line.contains(['\n', '\r']) {
         return Err(format!(
-            "--sasl-password-file {path:?}: more than one line (the password is the file's \
+            "--sasl-password-file {path}: more than one line (the password is the file's \
              only line)"
         ));
     }
     if line.is_empty() {
-        return Err(format!("--sasl-password-file {path:?}: the file is empty"));
+        return Err(format!("--sasl-password-file {path}: the file is empty"));
     }
     Ok(line.to_owned())
 }
@@ -706,45 +797,7 @@ fn run() -> ExitCode {
         .iter()
         .map(|a| String::from_utf8_lossy(a).into_owned())
         .collect();
-    // `command`: the command whose own arguments these are (ring, bench), named with the
-    // option before the argument.
-    let not_text = |from: usize, to: usize, command: Option<&str>| {
-        (from..to.min(raw.len()))
-            .find(|&i| std::str::from_utf8(&raw[i]).is_err())
-            .map(|i| {
-                // (its bytes as they are, \xNN, never U+FFFD, unless it is a secret's)
-                let shown = shown_argument(&args, i);
-                let shown = if shown == format!("{:?}", args[i]) {
-                    cmd::shown_key(&raw[i])
-                } else {
-                    shown
-                };
-                // the option it is the value of, when it is one (tester finding retest41b 5);
-                // a command's own: the command, and the option it follows (retest43 4)
-                let inline = args[i].split_once('=').map(|(f, _)| f);
-                let before = i
-                    .checked_sub(1)
-                    .map(|j| args[j].as_str())
-                    .filter(|p| p.starts_with('-') && !p.contains('='));
-                let option = match (command, inline) {
-                    (Some(c), Some(flag)) if flag.starts_with("--") => format!("{c} {flag}: "),
-                    (Some(c), _) => match before {
-                        Some(p) => format!("{c} (after {p}): "),
-                        None => format!("{c}: "),
-                    },
-                    (None, Some(flag)) if flag.starts_with("--") && takes_value(flag) => {
-                        format!("{flag}: ")
-                    }
-                    (None, _) => before
-                        .filter(|p| takes_value(p))
-                        .map_or(String::new(), |p| format!("{p}: ")),
-                };
-                usage_error(&format!(
-                    "{option}argument {shown} is not UTF-8 (only a command's keys and values may be any bytes)"
-                ))
-            })
-    };
-    let (globals, at) = match parse_globals(&args) {
+    let (globals, at) = match parse_globals(&args, &raw) {
         Ok(x) => x,
         Err(Stop::Help) => {
             out!("{}", usage());
@@ -754,14 +807,9 @@ fn run() -> ExitCode {
             outln!("{}", version_line());
             return ExitCode::SUCCESS;
         }
-        Err(Stop::Usage(e)) => {
-            return not_text(0, raw.len(), None).unwrap_or_else(|| usage_error(&e))
-        }
+        // (every argument it read was text where text goes, its name too)
+        Err(Stop::Usage(e)) => return usage_error(&e),
     };
-    // The options before the command, and its name, are text.
-    if let Some(e) = not_text(0, at + 1, None) {
-        return e;
-    }
     let Some(command) = args.get(at) else {
         err!("{}", usage());
         return ExitCode::from(2);
@@ -771,17 +819,21 @@ fn run() -> ExitCode {
         // The memcached commands take their keys and values as bytes.
         return cmd::run(&globals, command, &raw[at + 1..]);
     }
-    if let Some(e) = not_text(at + 1, raw.len(), Some(command.as_str())) {
-        return e;
+    if command == "ring" {
+        // (its --keys FILE is a path, any bytes; its other arguments text)
+        return ExitCode::from(ring::run(&globals, &raw[at + 1..]).clamp(0, 255) as u8);
+    }
+    let own = &raw[at + 1..];
+    if let Some(i) = (0..own.len()).find(|&i| std::str::from_utf8(&own[i]).is_err()) {
+        return usage_error(&not_utf8(own, i, Some(command.as_str())));
     }
     match command.as_str() {
-        "ring" => ExitCode::from(ring::run(&globals, rest).clamp(0, 255) as u8),
         "bench" => ExitCode::from(mcpool_bench::run(&globals.servers, rest).clamp(0, 255) as u8),
         "options" => options_command(rest),
         "help" => {
             out!("{}", usage());
             ExitCode::SUCCESS
         }
-        _ => unreachable!("the memcached commands returned above"),
+        _ => unreachable!("the memcached commands and ring returned above"),
     }
 }

@@ -22,7 +22,7 @@
 
 use crate::out::{errln, out, outln};
 use crate::Globals;
-use mcpool::{Client, Distribution, Router, ServerSpec};
+use mcpool::{Distribution, Router, ServerSpec};
 use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::time::{Duration, Instant};
 
@@ -71,7 +71,8 @@ fn usage(msg: impl Into<String>) -> Fail {
 struct RingArgs {
     /// The options given, in order (each once; `-h`/`--help` aside).
     given: Vec<String>,
-    keys: Option<String>,
+    /// `--keys`'s path, as given: any bytes ([`crate::cmd::os_path`]).
+    keys: Option<Vec<u8>>,
     compare_servers: Option<Vec<String>>,
     compare_weights: Option<Vec<u32>>,
     compare_distribution: Option<String>,
@@ -96,19 +97,42 @@ fn parse_list<T: std::str::FromStr>(flag: &str, v: &str) -> Result<Vec<T>, Fail>
         .collect()
 }
 
-fn parse_args(args: &[String]) -> Result<RingArgs, Fail> {
+/// Reads `ring`'s arguments, as given: `--keys`'s path is any bytes, as every file's path
+/// (tester finding retest44 3); every other argument is text, one that is not UTF-8 refused
+/// as the global options refuse one ([`crate::not_utf8`]: `ring (after --random): ...`).
+fn parse_args(args: &[Vec<u8>]) -> Result<RingArgs, Fail> {
     let mut r = RingArgs::default();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_owned())),
-            _ => (a.as_str(), None),
+    let not_text = |i: usize| {
+        crate::usage_error(&crate::not_utf8(args, i, Some("ring")));
+        Fail(String::new(), 2)
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        // `--name=VALUE`: the name, and the value (text, but --keys's path)
+        let (name, inline) = match a.iter().position(|&b| b == b'=') {
+            Some(at) if a.starts_with(b"--") => (&a[..at], Some(&a[at + 1..])),
+            _ => (&a[..], None),
+        };
+        let flag = std::str::from_utf8(name).map_err(|_| not_text(i))?;
+        if flag != "--keys" && std::str::from_utf8(a).is_err() {
+            return Err(not_text(i));
+        }
+        let at = i;
+        // The option's value as given: inline, or the next argument.
+        let mut raw_value = || match inline {
+            Some(v) => Ok((v, at)),
+            None if at + 1 < args.len() => {
+                i = at + 1;
+                Ok((&args[at + 1][..], at + 1))
+            }
+            None => Err(usage(format!("{flag} needs a value"))),
         };
         let mut value = || {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or_else(|| usage(format!("{flag} needs a value")))
+            let (v, j) = raw_value()?;
+            std::str::from_utf8(v)
+                .map(str::to_owned)
+                .map_err(|_| not_text(j))
         };
         // Every option once, as every command reads them.
         if OPTIONS.contains(&flag) {
@@ -118,7 +142,7 @@ fn parse_args(args: &[String]) -> Result<RingArgs, Fail> {
             r.given.push(flag.to_owned());
         }
         match flag {
-            "--keys" => r.keys = Some(value()?),
+            "--keys" => r.keys = Some(raw_value()?.0.to_vec()),
             "--compare-servers" => {
                 // the core's split of a list, as --servers (a password holding a comma is
                 // never cut into a piece an error shows: tester finding retest20 2)
@@ -156,6 +180,7 @@ fn parse_args(args: &[String]) -> Result<RingArgs, Fail> {
             }
             other => return Err(usage(format!("ring: unknown option {other:?}"))),
         }
+        i += 1;
     }
     Ok(r)
 }
@@ -202,7 +227,7 @@ fn needless_option(a: &RingArgs) -> Option<String> {
 
 /// The client the global options build, asked where each key goes.
 struct Placement {
-    client: Client,
+    client: crate::cmd::Cli,
     labels: Vec<String>,
 }
 
@@ -243,8 +268,8 @@ impl Placement {
     }
 }
 
-/// Runs `ring`; returns the exit status.
-pub fn run(opts: &Globals, args: &[String]) -> i32 {
+/// Runs `ring` with its arguments as given; returns the exit status.
+pub fn run(opts: &Globals, args: &[Vec<u8>]) -> i32 {
     match run_inner(opts, args) {
         Ok(()) => 0,
         Err(Fail(msg, code)) => {
@@ -259,7 +284,7 @@ pub fn run(opts: &Globals, args: &[String]) -> i32 {
     }
 }
 
-fn run_inner(opts: &Globals, args: &[String]) -> Result<(), Fail> {
+fn run_inner(opts: &Globals, args: &[Vec<u8>]) -> Result<(), Fail> {
     let a = parse_args(args)?;
     if a.help {
         outln!(
@@ -384,12 +409,12 @@ fn for_each_key(
 
 /// Where the keys are read from: `--keys FILE`, or standard input (no `--keys`, or
 /// `--keys -`, as `--value-file -` reads it); and its name for an error (`--keys FILE`).
-fn key_input(path: Option<&str>) -> Result<(Box<dyn Read>, String), Fail> {
+fn key_input(path: Option<&[u8]>) -> Result<(Box<dyn Read>, String), Fail> {
     match path {
-        None | Some("-") => Ok((Box::new(io::stdin()), "standard input".into())),
+        None | Some(b"-") => Ok((Box::new(io::stdin()), "standard input".into())),
         Some(p) => {
-            let name = format!("--keys {p}");
-            match std::fs::File::open(p) {
+            let name = format!("--keys {}", crate::cmd::shown_path(p));
+            match std::fs::File::open(crate::cmd::os_path(p)) {
                 Ok(f) => Ok((Box::new(f), name)),
                 Err(e) => Err(usage(format!("{name}: {e}"))),
             }
@@ -398,7 +423,7 @@ fn key_input(path: Option<&str>) -> Result<(Box<dyn Read>, String), Fail> {
 }
 
 /// The keys of `path` (stdin when none, or `-`), one per line as `for_each_key` reads them.
-fn read_keys(path: Option<&str>) -> Result<Vec<Vec<u8>>, Fail> {
+fn read_keys(path: Option<&[u8]>) -> Result<Vec<Vec<u8>>, Fail> {
     let (mut input, name) = key_input(path)?;
     let mut raw = Vec::new();
     input
@@ -597,8 +622,11 @@ mod tests {
     #[test]
     fn args_and_errors() {
         let a = parse_args(&["--keys".into(), "f".into(), "--random=5".into()]).unwrap();
-        assert_eq!(a.keys.as_deref(), Some("f"));
+        assert_eq!(a.keys.as_deref(), Some(&b"f"[..]));
         assert_eq!(a.random, Some(5));
+        // a path is any bytes
+        let a = parse_args(&[b"--keys=f\xff".to_vec()]).unwrap();
+        assert_eq!(a.keys.as_deref(), Some(&b"f\xff"[..]));
         assert!(parse_args(&["--nope".into()]).is_err());
         assert!(parse_args(&["--keys".into()]).is_err());
         assert!(parse_args(&["--random=0".into()]).is_err());

@@ -580,3 +580,228 @@ fn messages_name_what_is_at_fault() {
     let o = mcpool(&["--servers", &s, "ring", "--nope"]);
     assert!(stderr(&o).contains("unknown option \"--nope\""));
 }
+
+/// Tester finding retest44 3: every option that names a file takes its path as the system
+/// gives it, any bytes (as --value-file did): `ring --keys`, `--sasl-password-file`; an
+/// argument that is text (a number, a list, an option value for the core) is still refused
+/// when it is not UTF-8, with a hint that names what may be any bytes.
+#[test]
+fn file_paths_may_be_any_bytes() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let dir = std::env::temp_dir().join(unique("mcpool-cli-paths"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let named = |name: &[u8]| {
+        let mut p = dir.clone().into_os_string().into_vec();
+        p.push(b'/');
+        p.extend_from_slice(name);
+        std::ffi::OsString::from_vec(p)
+    };
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    // ring --keys FILE, the file's name not UTF-8: read as the same keys on stdin are
+    let keys = named(b"keys\xff");
+    std::fs::write(&keys, "k1\nk2\nk3\n").unwrap();
+    let fed = mcpool_fed(&["--servers", &s, "ring"], b"k1\nk2\nk3\n");
+    assert_eq!(code(&fed), 0, "{}", stderr(&fed));
+    let mut inline = b"--keys=".to_vec();
+    inline.extend_from_slice(keys.as_bytes());
+    for args in [
+        vec![std::ffi::OsString::from("--keys"), keys.clone()],
+        vec![std::ffi::OsString::from_vec(inline)],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args(["--servers", &s, "ring"])
+            .args(&args)
+            .env_remove("MEMCACHED_SERVERS")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(code(&o), 0, "{args:?}: {}", stderr(&o));
+        assert_eq!(o.stdout, fed.stdout, "{args:?}");
+    }
+    // ... and one missing is named by its bytes (\xNN, never U+FFFD), as --value-file's is
+    let missing = named(b"nofile\xff");
+    for option in ["--value-file", "--keys"] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcpool"));
+        cmd.args(["--servers", &s]);
+        if option == "--keys" {
+            cmd.args(["ring", "--keys"]);
+        } else {
+            cmd.args(["set", "k", "--value-file"]);
+        }
+        let o = cmd.arg(&missing).stdin(Stdio::null()).output().unwrap();
+        let e = stderr(&o);
+        assert!(
+            code(&o) == 2
+                && e.contains(&format!("{option} \""))
+                && e.contains("nofile\\xff\": No such file")
+                && !e.contains('\u{fffd}')
+                && !e.contains("not UTF-8"),
+            "{option}: {e}"
+        );
+    }
+    // --sasl-password-file FILE, after the flag or inline: the file is read (a file of two
+    // lines is refused naming it by its bytes, the password not shown)
+    let pw = named(b"pw\xfe");
+    std::fs::write(&pw, "s3cret\nsecond\n").unwrap();
+    let mut inline = b"--sasl-password-file=".to_vec();
+    inline.extend_from_slice(pw.as_bytes());
+    for args in [
+        vec![std::ffi::OsString::from("--sasl-password-file"), pw.clone()],
+        vec![std::ffi::OsString::from_vec(inline)],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args([
+                "--servers",
+                &s,
+                "--protocol",
+                "binary",
+                "--sasl-username",
+                "u",
+            ])
+            .args(&args)
+            .args(["get", "k"])
+            .output()
+            .unwrap();
+        let e = stderr(&o);
+        assert!(
+            code(&o) == 2
+                && e.contains("--sasl-password-file \"")
+                && e.contains("pw\\xfe\": more than one line")
+                && !e.contains("s3cret")
+                && !e.contains("not UTF-8"),
+            "{args:?}: {e}"
+        );
+    }
+    // Text is still text: a number, a server list, an option's value for the core (the TLS
+    // files too: the core takes them as option text) and a command's own options, with the
+    // hint that names what may be any bytes.
+    let bad = std::ffi::OsStr::from_bytes(b"\xfe");
+    for (before, after, what) in [
+        (
+            &["--servers", &s, "set", "k", "v", "--ttl"][..],
+            &[][..],
+            "set \"k\": --ttl: ",
+        ),
+        (&["--servers"][..], &["get", "k"][..], "--servers: "),
+        (
+            &["--servers", &s, "ring", "--keys", "-", "--random"][..],
+            &[][..],
+            "ring (after --random): ",
+        ),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args(before)
+            .arg(bad)
+            .args(after)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let e = stderr(&o);
+        assert!(
+            code(&o) == 2
+                && e.contains(&format!(
+                    "{what}argument \"\\xfe\" is not UTF-8 (only keys, values and file paths \
+                     may be any bytes)"
+                )),
+            "{before:?}: {e}"
+        );
+    }
+    // The TLS files are the core's options, text: refused, said as such (not "file paths
+    // may be any bytes"), after the flag or inline.
+    for args in [
+        vec![&b"--tls-ca-file"[..], &b"ca\xfe.pem"[..]],
+        vec![&b"--tls-client-key=k\xfe.pem"[..]],
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args(["--servers", &s])
+            .args(args.iter().map(|a| std::ffi::OsStr::from_bytes(a)))
+            .args(["get", "k"])
+            .output()
+            .unwrap();
+        let e = stderr(&o);
+        assert!(
+            code(&o) == 2
+                && e.contains("\\xfe.pem\" is not UTF-8 (a TLS file is named by a client option, which is text")
+                && e.starts_with("mcpool: --tls-"),
+            "{e}"
+        );
+    }
+    // The bench reads its arguments as text (its --out directory too), said as such, and
+    // never as "paths may be any bytes" (--list-peers: nothing would be measured anyway).
+    let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+        .args(["bench", "--list-peers", "--out"])
+        .arg(named(b"out\xff"))
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    assert!(
+        code(&o) == 2
+            && e.contains("bench (after --out): argument \"")
+            && e.contains("is not UTF-8 (the bench reads every argument as text")
+            && !e.contains("may be any bytes"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Tester finding limits 4: a key the key prefix made too long names the prefix's option as
+/// the command line gave it (`--key-prefix`, `--prefix`, ...: the one that applies), not
+/// always `--prefix`.
+#[test]
+fn a_long_key_names_the_prefix_option_as_given() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let long = "k".repeat(250);
+    for (options, named) in [
+        (&["--key-prefix", "pre:"][..], "--key-prefix"),
+        (&["--key-prefix=pre:"][..], "--key-prefix"),
+        (&["--prefix", "pre:"][..], "--prefix"),
+        (&["--key_prefix", "pre:"][..], "--key_prefix"),
+        // the later applies, whatever the spelling of either
+        (
+            &["--prefix", "a:", "--key-prefix", "pre:"][..],
+            "--key-prefix",
+        ),
+        (&["--key-prefix", "a:", "--prefix", "pre:"][..], "--prefix"),
+        // a libmemcached configuration string's namespace, by its word
+        (
+            &["--libmemcached-config", "--NAMESPACE=pre:"][..],
+            "--NAMESPACE",
+        ),
+        // ... which a prefix set by name overrides, before it or after it
+        (
+            &[
+                "--key-prefix",
+                "pre:",
+                "--libmemcached-config",
+                "--NAMESPACE=x:",
+            ][..],
+            "--key-prefix",
+        ),
+    ] {
+        let mut a = vec!["--servers", s.as_str()];
+        a.extend_from_slice(options);
+        for command in [&["set", long.as_str(), "v"][..], &["get", &long]] {
+            let mut args = a.clone();
+            args.extend_from_slice(command);
+            let o = mcpool(&args);
+            let e = stderr(&o);
+            assert!(
+                code(&o) == 2
+                    && e.contains(&format!(
+                        "invalid key \"<254 bytes: 250 bytes + 4 of {named}>\""
+                    )),
+                "{args:?}: {e}"
+            );
+        }
+        let mut args = a.clone();
+        args.push("ring");
+        let o = mcpool_fed(&args, format!("{long}\n").as_bytes());
+        let e = stderr(&o);
+        assert!(
+            code(&o) == 2 && e.contains(&format!("250 bytes + 4 of {named}>")),
+            "{args:?}: {e}"
+        );
+    }
+}
