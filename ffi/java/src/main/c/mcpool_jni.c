@@ -367,7 +367,7 @@ JNIEXPORT jstring JNICALL Java_io_mcpool_Native_statusName(JNIEnv *env, jclass c
  * rule for fractions (mcpool_whole_seconds) sees a fraction where there is one: from 2^23 s
  * a nanosecond is below a double's step, and the plain sum would round to a whole number
  * (never rounded up) or to the next one. Beyond 2^53 s no double lies between: the sum as it
- * is (such a moment is past 2038 or long before 1970 either way). */
+ * is (duration_whole takes a positive one apart; a negative one expires at once anyway). */
 static double duration_seconds(int64_t seconds, int32_t nanos) {
     double v = (double)seconds + (double)nanos / 1e9;
     const int64_t exact = (int64_t)1 << 53;
@@ -379,12 +379,36 @@ static double duration_seconds(int64_t seconds, int32_t nanos) {
     return v;
 }
 
+/* A Duration (seconds, nanos 0..999999999 on top) as the whole seconds the core takes, by its
+ * rule for fractions (mcpool_whole_seconds, through duration_seconds). From 2^53 s on no double
+ * holds a fraction on top of the seconds (the step between doubles is 2 s there, 1024 s near
+ * INT64_MAX), so the sum would land up to 512 s either side: a duration that ends after
+ * INT64_MAX could come back as one that ends before it, answered as a moment nobody asked
+ * for. There the core's rule is applied to the fraction alone, which is exact: a positive
+ * fraction rounds up (to the next second; the 30-day line is far below), INT64_MAX at most
+ * (a duration beyond INT64_MAX is then refused as too long, as it is). Far below 0 the sum as
+ * it is: any negative duration expires the item at once. */
+static int64_t duration_whole(int64_t seconds, int32_t nanos) {
+    if (nanos == 0) return seconds;
+    const int64_t exact = (int64_t)1 << 53;
+    if (seconds >= exact - 1) {
+        int64_t up = mcpool_whole_seconds((double)nanos / 1e9); /* 0 < fraction < 1: 1 */
+        return seconds > INT64_MAX - up ? INT64_MAX : seconds + up;
+    }
+    return mcpool_whole_seconds(duration_seconds(seconds, nanos));
+}
+
 /* Mcpool.expiryFromNow: a duration (seconds, plus nanos 0..999999999 of a Duration; 0: whole
- * seconds as given) as the TTL the calls take, by the core's one rule (mcpool_expiry_moment_from_now;
- * a fraction first by its rule for fractions, mcpool_whole_seconds). The moment is then
- * checked by the core (mcpool_expiry_checked, "ttl"): one above MCPOOL_MAX_TTL (after 2038),
- * which every call refuses and a jint cannot hold, is thrown as its MCPOOL_INVALID_ARGUMENT,
- * `call` (ASCII: the Java call as written, e.g. "expiryFromNow(PT277777H46M40S)") naming it. */
+ * seconds as given) as the TTL the calls take, by the core's one rule
+ * (mcpool_expiry_moment_from_now_checked; a fraction first by its rule for fractions,
+ * mcpool_whole_seconds, at any size: duration_whole). A duration that ends after INT64_MAX
+ * is refused by that rule ("invalid duration: N is too long: from now it ends after
+ * 9223372036854775807, ..."), never answered as the capped INT64_MAX, a moment nobody asked
+ * for (tester finding retest44 1: the unchecked form's cap was then refused as "invalid ttl:
+ * 9223372036854775807 is above 2147483647"). The moment is then checked by the core (mcpool_expiry_checked,
+ * "ttl"): one above MCPOOL_MAX_TTL (after 2038), which every call refuses and a jint cannot
+ * hold, is thrown as its MCPOOL_INVALID_ARGUMENT. Either refusal names `call` (ASCII: the
+ * Java call as written, e.g. "expiryFromNow(PT277777H46M40S)"). */
 JNIEXPORT jint JNICALL Java_io_mcpool_Native_expiryFromNow(JNIEnv *env, jclass cls, jlong seconds, jint nanos,
                                                            jbyteArray call) {
     (void)cls;
@@ -395,9 +419,11 @@ JNIEXPORT jint JNICALL Java_io_mcpool_Native_expiryFromNow(JNIEnv *env, jclass c
         (*env)->GetByteArrayRegion(env, call, 0, n, (jbyte *)op);
         op[n] = '\0';
     }
-    int64_t whole = nanos == 0 ? (int64_t)seconds : mcpool_whole_seconds(duration_seconds(seconds, nanos));
+    int64_t whole = duration_whole((int64_t)seconds, (int32_t)nanos);
+    int64_t moment = 0;
     uint32_t t = 0;
-    mcpool_status st = mcpool_expiry_checked(op, NULL, 0, "ttl", mcpool_expiry_moment_from_now(whole), &t);
+    mcpool_status st = mcpool_expiry_moment_from_now_checked(op, whole, &moment);
+    if (st == MCPOOL_OK) st = mcpool_expiry_checked(op, NULL, 0, "ttl", moment, &t);
     if (st != MCPOOL_OK) {
         throw_status(env, st);
         return -1;

@@ -155,6 +155,50 @@ final class Config {
      *     ({@link NativeClient} releases them, and keeps the listeners themselves reachable)
      */
     long[] buildClient() {
+        long cfg = nativeConfig();
+        try {
+            if (resolver != null) Native.configSetResolver(cfg, resolver);
+            long ref = listener == null ? 0 : Native.configSetEventListener(cfg, listener);
+            long opRef = 0;
+            try {
+                opRef = operations == null ? 0 : Native.configSetOperationListener(cfg, operations);
+                return new long[] {Native.clientNew(cfg), ref, opRef};
+            } catch (RuntimeException | Error e) {
+                Native.releaseRef(ref);
+                Native.releaseRef(opRef);
+                throw e;
+            }
+        } finally {
+            Native.configFree(cfg);
+        }
+    }
+
+    /**
+     * A client of this configuration, closed before it is returned (mcpool_client_close), for
+     * a closed client's calls to be refused by the core in its words ({@link NativeClient}:
+     * the client itself is freed at close). Its options are the client's, so the core checks
+     * a call's key, value and arguments as that client's (a key a Whalin pool sanitizes, a
+     * meta-only call) and then refuses it as closed, naming the call and the key, exactly as
+     * C's {@code mcpool_last_error_message} after a call on a closed client. It never talks to
+     * a server: min idle 0 (no connection opened in the background before the close), no
+     * resolver and no listeners (nothing of the caller's is called), and closed at once.
+     * The caller frees it with {@link Native#clientFree}.
+     */
+    long buildClosed() {
+        long cfg = nativeConfig();
+        try {
+            Native.configSet(cfg, Utf8.text("min_idle", "option name"), Utf8.text("0", "option min_idle"));
+            long h = Native.clientNew(cfg);
+            Native.clientClose(h);
+            return h;
+        } finally {
+            Native.configFree(cfg);
+        }
+    }
+
+    /** A native configuration of the preset and the steps, replayed in call order (the
+     * caller frees it); every text is encoded before it is made. */
+    private long nativeConfig() {
         List<byte[]> names = new ArrayList<>(), values = new ArrayList<>();
         List<Integer> weights = new ArrayList<>();
         if (preset != null) {
@@ -178,19 +222,10 @@ final class Config {
                 if (names.get(i) == null) Native.configAddServer(cfg, values.get(i), weights.get(i));
                 else Native.configSet(cfg, names.get(i), values.get(i));
             }
-            if (resolver != null) Native.configSetResolver(cfg, resolver);
-            long ref = listener == null ? 0 : Native.configSetEventListener(cfg, listener);
-            long opRef = 0;
-            try {
-                opRef = operations == null ? 0 : Native.configSetOperationListener(cfg, operations);
-                return new long[] {Native.clientNew(cfg), ref, opRef};
-            } catch (RuntimeException | Error e) {
-                Native.releaseRef(ref);
-                Native.releaseRef(opRef);
-                throw e;
-            }
-        } finally {
+            return cfg;
+        } catch (RuntimeException | Error e) {
             Native.configFree(cfg);
+            throw e;
         }
     }
 }

@@ -153,9 +153,14 @@ public final class Mcpool implements AutoCloseable {
      * {@link #EXPIRED_AT_ONCE} (never 0, which is "never expires"). Reads the system clock, as
      * memcached compares with its own; no I/O. A moment after 2038-01-19T03:14:07Z (above
      * {@link #MAX_TTL}) is refused with the core's message, never a shorter TTL (Python and
-     * Perl answer a number every call then refuses; an int cannot hold it).
+     * Perl answer a number every call then refuses; an int cannot hold it). A duration that
+     * ends after 9223372036854775807 (the latest moment the core names, in the year 292
+     * billion) is refused as the core refuses it ({@code mcpool_expiry_moment_from_now_checked},
+     * as Python and Perl: "invalid duration: ... is too long: from now it ends after
+     * 9223372036854775807"), never as that capped moment.
      *
-     * @throws ClientException MCPOOL_INVALID_ARGUMENT for a moment after 2038
+     * @throws ClientException MCPOOL_INVALID_ARGUMENT for a moment after 2038 or a duration
+     *         that ends after 9223372036854775807
      */
     public static int expiryFromNow(long seconds) {
         return Native.expiryFromNow(seconds, 0, ascii("expiryFromNow(" + seconds + ")"));
@@ -169,7 +174,8 @@ public final class Mcpool implements AutoCloseable {
      * {@link #RELATIVE_MAX}, not a unix time in 1970); a negative duration expires the item
      * at once. A null duration is a {@link ClientException} (MCPOOL_INVALID_ARGUMENT).
      *
-     * @throws ClientException MCPOOL_INVALID_ARGUMENT for a moment after 2038 or a null duration
+     * @throws ClientException MCPOOL_INVALID_ARGUMENT for a moment after 2038, a duration that
+     *         ends after 9223372036854775807, or a null duration
      */
     public static int expiryFromNow(java.time.Duration duration) {
         notNull(duration, "duration");
@@ -273,8 +279,28 @@ public final class Mcpool implements AutoCloseable {
          * {@code 8} (zlib) under the Python formats; flag {@code 2} (gzip) under the Java and
          * Perl ones (docs/value-format.md). A codec the format cannot mark (zlib under
          * {@code whalin}, zstd outside {@code mcpool}) is refused by {@link #build()}
-         * (MCPOOL_CONFIG). */
-        public Builder compressionFormat(String name) { return option("compression_codec", name); }
+         * (MCPOOL_CONFIG). Named after the core's option, which every surface takes by that name
+         * ({@code option("compression_codec", name)} here, the CLI's
+         * {@code --compression-codec}). */
+        public Builder compressionCodec(String name) { return option("compression_codec", name); }
+
+        /**
+         * The same as {@link #compressionCodec(String)}, under its former name: it sets the
+         * core's {@code compression_codec}, the codec mcpool writes and marks in the value
+         * format's flags.
+         *
+         * <p>It is <em>not</em> the core's legacy {@code compression_format} (Rust's
+         * {@code ClientBuilder::compression_format}, C's {@code mcpool_config_set_compression_format}),
+         * which selects another client's whole flag layout for compressed values (gzip in
+         * bit 2, zlib in bit 8) and which Java does not offer: a C or Rust program's
+         * {@code compression_format("gzip")} ported as {@code compressionFormat("gzip")} writes
+         * mcpool's codec field (bits 20-21) instead (tester finding retest44 5).
+         *
+         * @deprecated use {@link #compressionCodec(String)}, named as the core's option; this
+         *     name is kept for existing callers and does exactly the same.
+         */
+        @Deprecated
+        public Builder compressionFormat(String name) { return compressionCodec(name); }
 
         /** Whether values are compressed at all (the core's {@code compression}; default on,
          * off under the {@code pylibmc}, {@code python-memcached}, {@code pymemcache},
@@ -574,7 +600,7 @@ public final class Mcpool implements AutoCloseable {
             return storeRaw(op, k, d.data, d.flags, ttl, cas); // the bytes only
         }
         if (d.kind == null) return storeRaw(op, k, d.data, d.flags, ttl, cas);
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             return Native.storeKind(h, op, k, k.length, d.kind.ordinal(), d.data, d.data.length, ttl, cas,
                 compress, threshold);
@@ -589,7 +615,7 @@ public final class Mcpool implements AutoCloseable {
         if (value < 0) throw ClientException.invalidArgument("negative counter value " + value
             + " (memcached's counters are unsigned 64-bit: 0 to 2^64-1; a long is read as it is, never as"
             + " the unsigned number with the same bits)");
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             return Native.setCounter(h, k, value, ttl);
         } finally {
@@ -599,7 +625,7 @@ public final class Mcpool implements AutoCloseable {
 
     int storeRaw(int op, byte[] k, byte[] data, int flags, int ttl, long cas) {
         notNull(data, "value");
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             return Native.store(h, op, k, k.length, data, data == null ? 0 : data.length, flags, ttl, cas);
         } finally {
@@ -609,7 +635,7 @@ public final class Mcpool implements AutoCloseable {
 
     /** Raw read: the bytes and flags (meta[0]) and CAS (meta[1]); null on a miss. */
     byte[] getRaw(byte[] k, boolean withCas, long[] meta) {
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             return Native.get(h, k, k.length, withCas, meta);
         } finally {
@@ -748,7 +774,7 @@ public final class Mcpool implements AutoCloseable {
         long[] cas = new long[n];
         int[] spans = new int[2 * n];
         byte[] packed;
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             packed = touch ? Native.gatMulti(h, ttl, blob, lens, withCas, vals, kinds, flags, cas, spans)
                 // (lenient with a receiver for the errors: the native side hands each failed
@@ -817,7 +843,7 @@ public final class Mcpool implements AutoCloseable {
         if (initial < 0) throw ClientException.invalidArgument("negative initial counter value " + initial + " for " + key
             + " (memcached's counters are unsigned 64-bit)");
         int st;
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             st = Native.arith(h, op, k, delta, initial, ttl, out);
         } finally {
@@ -843,12 +869,14 @@ public final class Mcpool implements AutoCloseable {
                                                    java.util.function.BiConsumer<String, McpoolException> leftOut) {
         byte[] g = group == null ? null : Utf8.text(group, "statistics group");
         byte[][] flat;
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             flat = Native.stats(h, g, what, strict);
         } finally {
             nc.release();
         }
+        McpoolException refused = closedRefusal(flat);
+        if (refused != null) throw refused;
         Map<String, Map<String, String>> out = new LinkedHashMap<>();
         int i = 0;
         while (i < flat.length) {
@@ -869,6 +897,21 @@ public final class Mcpool implements AutoCloseable {
             else if (leftOut != null) leftOut.accept(label, sameClass(statusException(status), Utf8.decode(message)));
         }
         return out;
+    }
+
+    /** The first server's MCPOOL_CLOSED of a whole-server call whose every server ended so
+     * (the client was closed before the call, or while it waited for a pooled connection):
+     * the call refused as a whole, thrown as a single-key call throws it, with the core's
+     * message ({@code stats: the client is closed: nothing was sent ...}), never a map of
+     * failed servers; null otherwise. {@code flat} as {@link Native#stats} answers it. */
+    private static McpoolException closedRefusal(byte[][] flat) {
+        String first = null;
+        for (int i = 0; i < flat.length; ) {
+            if (Integer.parseInt(Utf8.decode(flat[i + 1])) != Native.CLOSED) return null;
+            if (first == null) first = Utf8.decode(flat[i + 2]);
+            i += 4 + 2 * Integer.parseInt(Utf8.decode(flat[i + 3]));
+        }
+        return first == null ? null : sameClass(statusException(Native.CLOSED), first);
     }
 
     // ---------------------------------------------------------------------------------------
@@ -1186,7 +1229,7 @@ public final class Mcpool implements AutoCloseable {
     }
 
     private byte[] gatRaw(byte[] k, int ttl, boolean withCas, long[] meta) {
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             return Native.gat(h, k, k.length, ttl, withCas, meta);
         } finally {
@@ -1255,7 +1298,7 @@ public final class Mcpool implements AutoCloseable {
     public CachedData getBytes(String key) {
         byte[] k = key(key);
         long[] meta = new long[2];
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         byte[] b;
         try {
             b = Native.getOrStored(h, k, k.length, meta);
@@ -1438,7 +1481,7 @@ public final class Mcpool implements AutoCloseable {
         }
         int[] klens = new int[n], vlens = new int[n];
         byte[] kb = pack(ks, klens, "keys"), vb = pack(vs, vlens, "values");
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             Native.setMultiNoreply(h, kb, klens, vb, vlens, ttl);
         } finally {
@@ -1506,7 +1549,7 @@ public final class Mcpool implements AutoCloseable {
             nc.ensureOpen();
             return null;
         }
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             return Native.storeMulti(h, op, kb, klens, vb, vlens, kinds, flags, ttls, cas, st);
         } finally {
@@ -1613,7 +1656,7 @@ public final class Mcpool implements AutoCloseable {
         byte[] kb = pack(ks, klens, "keys");
         McpoolException[] errs = null;
         if (ka.length > 0) {
-            long h = nc.acquire();
+            long h = nc.acquireCommand();
             try {
                 errs = Native.deleteMulti(h, kb, klens, st);
             } finally {
@@ -1638,7 +1681,7 @@ public final class Mcpool implements AutoCloseable {
         byte[] kb = pack(ks, klens, "keys");
         McpoolException[] errs = null;
         if (ka.length > 0) {
-            long h = nc.acquire();
+            long h = nc.acquireCommand();
             try {
                 errs = Native.touchMulti(h, kb, klens, ttls, st);
             } finally {
@@ -1681,7 +1724,7 @@ public final class Mcpool implements AutoCloseable {
         byte[] kb = pack(ks, klens, "keys");
         McpoolException[] errs = null;
         if (n > 0) {
-            long h = nc.acquire();
+            long h = nc.acquireCommand();
             try {
                 errs = Native.arithMulti(h, incr, kb, klens, deltas, values, st);
             } finally {
@@ -1732,7 +1775,7 @@ public final class Mcpool implements AutoCloseable {
      */
     public boolean delete(String key) {
         byte[] k = key(key);
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             return Native.delete(h, k, k.length) == Native.OK;
         } finally {
@@ -1743,7 +1786,7 @@ public final class Mcpool implements AutoCloseable {
     /** New expiry; false when the key did not exist. */
     public boolean touch(String key, int ttl) {
         byte[] k = key(key);
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             return Native.touch(h, k, ttl) == Native.OK;
         } finally {
@@ -1860,19 +1903,27 @@ public final class Mcpool implements AutoCloseable {
      * and answers each server's outcome, every server in configuration order: "host:port" →
      * null when it was flushed, else its exception (not thrown), so a caller can tell the
      * servers that still hold their data (the C library's
-     * {@code mcpool_client_flush_all_each}, Perl's {@code flush_all} hash). */
+     * {@code mcpool_client_flush_all_each}, Perl's {@code flush_all} hash). On a closed
+     * client (every server refused with MCPOOL_CLOSED) the first server's
+     * {@link ClientException} is thrown, as {@link #flushAll(int)} throws it. */
     public Map<String, McpoolException> flushAllEach(int delaySeconds) {
         Object[] flat;
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             flat = Native.flushAllEach(h, delaySeconds);
         } finally {
             nc.release();
         }
         Map<String, McpoolException> out = new LinkedHashMap<>();
+        boolean closed = flat.length > 0;
         for (int i = 0; i + 1 < flat.length; i += 2) {
-            out.put(Utf8.decode((byte[]) flat[i]), (McpoolException) flat[i + 1]);
+            McpoolException e = (McpoolException) flat[i + 1];
+            closed &= e != null && e.status() == Native.CLOSED;
+            out.put(Utf8.decode((byte[]) flat[i]), e);
         }
+        // refused as a whole, the client closed: thrown as a single-key call throws it (the
+        // core's message, the first server's), as flushAll throws it, never a map of failures
+        if (closed) throw (McpoolException) flat[1];
         return out;
     }
 
@@ -1936,7 +1987,7 @@ public final class Mcpool implements AutoCloseable {
             lens[i] = b.length;
             all.write(b, 0, b.length);
         }
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             Native.setServers(h, all.toByteArray(), lens, weights.clone());
             this.suppressed = new ConcurrentHashMap<>();
@@ -2089,7 +2140,7 @@ public final class Mcpool implements AutoCloseable {
         byte[] k = key(key);
         long[] meta = new long[4];
         byte[] b;
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             b = Native.getLease(h, k, vivifyTtl, recacheBelow, meta);
         } finally {
@@ -2122,7 +2173,7 @@ public final class Mcpool implements AutoCloseable {
 
     private boolean invalidateFor(String key, int staleTtl) {
         byte[] k = key(key);
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             return Native.invalidate(h, k, staleTtl) == Native.OK;
         } finally {
@@ -2142,7 +2193,7 @@ public final class Mcpool implements AutoCloseable {
     public boolean setWithVersion(String key, Object value, int ttl, long version) {
         byte[] k = key(key);
         CachedData d = encoded(tc, key, value);
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             int kind = d.kind == null ? -1 : d.kind.ordinal();
             return Native.setWithVersion(h, k, kind, d.data, d.flags, ttl, version) == Native.OK;
@@ -2159,7 +2210,7 @@ public final class Mcpool implements AutoCloseable {
      */
     public boolean deleteWithVersion(String key, long version) {
         byte[] k = key(key);
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             return Native.deleteWithVersion(h, k, version) == Native.OK;
         } finally {
@@ -2188,7 +2239,7 @@ public final class Mcpool implements AutoCloseable {
             + " (memcached's deltas are unsigned: incr by -n is decr by n)");
         long[] out = new long[1];
         int st;
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             st = Native.arithWithVersion(h, incr, k, delta, version, out);
         } finally {
@@ -2209,7 +2260,7 @@ public final class Mcpool implements AutoCloseable {
     public ItemInfo metaInfo(String key) {
         byte[] k = key(key);
         long[] out = new long[6];
-        long h = nc.acquire();
+        long h = nc.acquireCommand();
         try {
             if (Native.metaInfo(h, k, out) != Native.OK) return null;
         } finally {

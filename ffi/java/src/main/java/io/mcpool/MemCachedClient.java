@@ -391,7 +391,7 @@ public class MemCachedClient {
         int ttl = 0;
         if (expiry != null) {
             byte[] k = Mcpool.key(key); // a null key, or one with no UTF-8 form, is still thrown
-            long h = c.nc.acquire();
+            long h = c.nc.acquireCommand();
             try {
                 ttl = Native.storeExpiry(h, op, k, k.length, ttl(expiry));
             } catch (McpoolException e) {
@@ -501,7 +501,7 @@ public class MemCachedClient {
     public boolean delete(String key) {
         Mcpool c = mc();
         byte[] k = Mcpool.key(key);
-        long h = c.nc.acquire();
+        long h = c.nc.acquireCommand();
         try {
             return Native.delete(h, k, k.length) == Native.OK;
         } catch (McpoolException e) {

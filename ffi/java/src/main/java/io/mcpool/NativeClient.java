@@ -31,6 +31,15 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * dropped unclosed. A strong global reference would be a GC root reaching the client through
  * the listener: never freed. The Cleaner's {@link State} holds neither the listeners nor this
  * object, only the handles.
+ *
+ * <p>A call made once the client is closed is refused by the core, in its words, as on every
+ * other surface: C's {@code mcpool_last_error_message}, Python's and Perl's errors name the
+ * call and the key and say nothing was sent ({@code get "x": the client is closed: nothing
+ * was sent (close() was called on it)}). The handle itself is freed at close, so such a call
+ * ({@link #acquireCommand()}) runs on a stand-in: a client of the same configuration, closed
+ * before its first use and never connected ({@link Config#buildClosed()}), made on the
+ * first call after the close and freed by the {@link Cleaner} with this object (tester
+ * finding retest44 2: Java said only "the client is closed", a message of its own).
  */
 final class NativeClient implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
@@ -126,13 +135,39 @@ final class NativeClient implements AutoCloseable {
      * the library's to release (once no resolver call can start or is running), not
      * {@link State}'s. */
     private final Object listener, operations, resolver;
+    /** The configuration the client was built with (no listener, no resolver), for the
+     * closed stand-in ({@link #acquireCommand()}). */
+    private final Config config;
+    /** The closed stand-in's handle (0: not made, or it could not be made), shared with the
+     * {@link Cleaner} action that frees it; made at most once ({@link #standInTried}). */
+    private final AtomicLong standIn = new AtomicLong();
+    private volatile boolean standInTried;
 
     NativeClient(Config cfg) {
         listener = cfg.listener;
         operations = cfg.operations;
         resolver = cfg.resolver;
+        config = cfg.copy();
+        config.listener = null;
+        config.operations = null;
+        config.resolver = null;
         state = new State(cfg.buildClient());
         cleanable = CLEANER.register(this, state);
+    }
+
+    /** Frees the closed stand-in once its client is unreachable (it holds neither). */
+    private static final class FreeStandIn implements Runnable {
+        private final AtomicLong handle;
+
+        FreeStandIn(AtomicLong handle) {
+            this.handle = handle;
+        }
+
+        @Override
+        public void run() {
+            long h = handle.getAndSet(0);
+            if (h != 0) Native.clientFree(h);
+        }
     }
 
     /** This thread's stripe (the same for the acquire and the release of one call). */
@@ -142,7 +177,9 @@ final class NativeClient implements AutoCloseable {
         return ((int) (id ^ (id >>> 32)) & (STRIPES - 1)) * PAD;
     }
 
-    /** Starts a native call: returns the handle, or throws when the client is closed. */
+    /** Starts a native call: returns the handle, or throws MCPOOL_CLOSED when the client is
+     * closed (a call the core answers on a closed client, or that reads the client itself:
+     * its metrics, its servers, disconnectAll; a command takes {@link #acquireCommand()}). */
     long acquire() {
         State s = state;
         int i = stripe();
@@ -152,6 +189,59 @@ final class NativeClient implements AutoCloseable {
             throw closed();
         }
         return s.handle.get();
+    }
+
+    /**
+     * Starts a native call that the core refuses, with its message, on a closed client (a
+     * command: every call on keys, and flush_all, stats, version, noop, set_servers): returns
+     * the handle while the client is open, and once it is closed the closed stand-in, on which
+     * the call ends as it would on the closed client itself: {@code MCPOOL_CLOSED} in the
+     * core's words, naming the call and the key ({@code get "x": the client is closed:
+     * nothing was sent (close() was called on it)}), or the refusal of an argument the core
+     * checks first (a key the protocol cannot send), as C answers on a closed client. Only
+     * when the stand-in cannot be made (a TLS file gone since the build) is the call refused
+     * here, as {@link #acquire()}. Either way {@link #release()} ends it.
+     */
+    long acquireCommand() {
+        State s = state;
+        int i = stripe();
+        s.users.getAndIncrement(i);
+        if (!s.closed) return s.handle.get();
+        long h;
+        try {
+            h = standIn();
+        } catch (RuntimeException | Error e) {
+            leave(s, i);
+            throw e;
+        }
+        if (h == 0) {
+            leave(s, i);
+            throw closed();
+        }
+        return h; // counted until release(), as any call: the client's own handle is freed then
+    }
+
+    /** The closed stand-in, made on first use (0 when it could not be made). */
+    private long standIn() {
+        if (standInTried) return standIn.get();
+        synchronized (standIn) {
+            if (!standInTried) {
+                try {
+                    standIn.set(config.buildClosed());
+                    CLEANER.register(this, new FreeStandIn(standIn));
+                } catch (McpoolException e) {
+                    // the configuration no longer builds (a TLS file gone): refused here
+                } finally {
+                    standInTried = true;
+                }
+            }
+            return standIn.get();
+        }
+    }
+
+    /** True once the closed stand-in was made (for tests). */
+    boolean hasStandIn() {
+        return standIn.get() != 0;
     }
 
     /** Throws MCPOOL_CLOSED when the client is closed: for a call that needs no native call

@@ -238,7 +238,7 @@ public class HardeningTest {
         refused("distribution(null)", () -> b.distribution(null));
         refused("failover(null)", () -> b.failover(null));
         refused("protocol(null)", () -> b.protocol(null));
-        refused("compressionFormat(null)", () -> b.compressionFormat(null));
+        refused("compressionCodec(null)", () -> b.compressionCodec(null));
         refused("keyPrefix(null)", () -> b.keyPrefix(null));
         refused("transcoder(null)", () -> b.transcoder(null));
         refused("WhalinTranscoder.decode(null)", () -> new WhalinTranscoder().decode(null, Kind.TEXT));

@@ -168,7 +168,7 @@ public class McpoolTest extends ServerTestBase {
         try (Mcpool mc = Mcpool.builder().servers(server.addr()).distribution("whalin-native").minIdle(1)
                 .maxConnections(4).ioTimeoutMillis(2000).connectTimeoutMillis(1000).poolTimeoutMillis(2000)
                 .noDelay(true).testOnCheckOut(false).idleTimeoutMillis(60_000).retryTimeoutMillis(500)
-                .compressionFormat("gzip").compressionThreshold(1024).compressionRatio(0.9).protocol("text")
+                .compressionCodec("gzip").compressionThreshold(1024).compressionRatio(0.9).protocol("text")
                 .failover("fail-fast").maxValueSize(1 << 20).build()) {
             assertFalse(Mcpool.coreVersion().isEmpty());
             assertEquals(1, mc.servers().size());
@@ -722,6 +722,69 @@ public class McpoolTest extends ServerTestBase {
         }
     }
 
+    /** Tester finding retest44 1: a duration that ends after INT64_MAX (the latest moment
+     * the core answers) is refused by the core's rule for it
+     * ({@code mcpool_expiry_moment_from_now_checked}), as C's, Python's and Perl's
+     * expiry_from_now: "invalid duration: N is too long: from now it ends after
+     * 9223372036854775807", never as the capped moment 9223372036854775807 refused as a TTL
+     * above 2147483647 (a moment nobody asked for). Both forms, the same exception class as
+     * every other refusal of a time (ClientException, MCPOOL_INVALID_ARGUMENT). A duration
+     * that ends exactly at INT64_MAX is still answered: that moment, refused as a TTL after
+     * 2038 like any other. */
+    @Test
+    public void expiryFromNowPastInt64MaxIsTooLong() {
+        long now = System.currentTimeMillis() / 1000;
+        Object[] beyond = {Long.MAX_VALUE, Long.MAX_VALUE - now + 5, Long.MAX_VALUE - now + 1_000_000,
+            java.time.Duration.ofSeconds(Long.MAX_VALUE, 999_999_999), java.time.Duration.ofSeconds(Long.MAX_VALUE),
+            java.time.Duration.ofSeconds(Long.MAX_VALUE - now + 5), java.time.Duration.ofSeconds(Long.MAX_VALUE - now + 5, 1),
+            // a nanosecond past INT64_MAX - now: rounded up by the core's rule for fractions,
+            // exactly (no double holds a fraction on 9.2e18 seconds)
+            java.time.Duration.ofSeconds(Long.MAX_VALUE - now, 1)};
+        for (Object d : beyond) {
+            try {
+                int t = d instanceof Long ? Mcpool.expiryFromNow((Long) d) : Mcpool.expiryFromNow((java.time.Duration) d);
+                fail(d + " gave " + t);
+            } catch (ClientException e) {
+                assertEquals(e.getMessage(), "MCPOOL_INVALID_ARGUMENT", e.statusName());
+                assertEquals(100, e.status());
+                assertTrue(e.getMessage(), e.detail().startsWith("expiryFromNow(" + d + "): invalid duration: "));
+                assertTrue(e.getMessage(), e.detail().contains(" is too long: from now it ends after 9223372036854775807"));
+                assertFalse(e.getMessage(), e.detail().contains("invalid ttl"));
+            }
+        }
+        // the long form names the duration as given
+        try {
+            Mcpool.expiryFromNow(Long.MAX_VALUE);
+            fail();
+        } catch (ClientException e) {
+            assertTrue(e.getMessage(), e.detail().startsWith("expiryFromNow(9223372036854775807): invalid duration: "
+                + "9223372036854775807 is too long: from now it ends after 9223372036854775807"));
+        }
+        // exactly INT64_MAX (and one second before it; a Duration whose fraction rounds up to
+        // it): answered, the moment then refused as a TTL after 2038, naming that moment
+        // (retried while the clock turns a second under it)
+        for (int form = 0; form < 3; form++) {
+            long back = form == 1 ? 1 : 0;
+            for (int attempt = 0; ; attempt++) {
+                long before = System.currentTimeMillis() / 1000;
+                long d = Long.MAX_VALUE - before - back;
+                Object given = form == 2 ? java.time.Duration.ofSeconds(d - 1, 500_000_000) : (Object) d;
+                String detail;
+                try {
+                    fail("gave " + (form == 2 ? Mcpool.expiryFromNow((java.time.Duration) given) : Mcpool.expiryFromNow(d)));
+                    return;
+                } catch (ClientException e) {
+                    assertEquals(e.getMessage(), "MCPOOL_INVALID_ARGUMENT", e.statusName());
+                    detail = e.detail();
+                }
+                if (System.currentTimeMillis() / 1000 != before && attempt < 5) continue;
+                assertEquals("expiryFromNow(" + given + "): invalid ttl: " + (Long.MAX_VALUE - back) + " is above 2147483647",
+                    detail.substring(0, detail.indexOf(", ")));
+                break;
+            }
+        }
+    }
+
     /** Tester finding ttl 4: Mcpool.MAX_TTL, EXPIRED_AT_ONCE and RELATIVE_MAX are public and
      * the C header's (and the core's, by what it answers), and expiryFromNow is the core's
      * rule (mcpool_expiry_from_now), as Python's and Perl's expiry_from_now: up to 30 days as
@@ -766,9 +829,10 @@ public class McpoolTest extends ServerTestBase {
         assertTrue(at + " vs " + (now + big), at >= now + big + 1 && at <= now + big + 60);
         long days40 = Mcpool.expiryFromNow(java.time.Duration.ofDays(40));
         assertTrue(days40 >= now + 40L * day && days40 <= now + 40L * day + 60);
-        // a moment after 2038: refused with the core's message, never a shorter TTL
-        Object[] tooFar = {1_000_000_000L, (long) Integer.MAX_VALUE, Long.MAX_VALUE,
-            java.time.Duration.ofSeconds(1_000_000_000L), java.time.Duration.ofSeconds(Long.MAX_VALUE, 999_999_999)};
+        // a moment after 2038: refused with the core's message, never a shorter TTL (a
+        // duration that ends after INT64_MAX: expiryFromNowPastInt64MaxIsTooLong)
+        Object[] tooFar = {1_000_000_000L, (long) Integer.MAX_VALUE, Long.MAX_VALUE - 4_000_000_000L,
+            java.time.Duration.ofSeconds(1_000_000_000L), java.time.Duration.ofSeconds(Long.MAX_VALUE - 4_000_000_000L, 999_999_999)};
         for (Object d : tooFar) {
             try {
                 int t = d instanceof Long ? Mcpool.expiryFromNow((Long) d) : Mcpool.expiryFromNow((java.time.Duration) d);

@@ -397,17 +397,17 @@ public class OptionsTest extends ServerTestBase {
             assertTrue(e.getMessage(), e.getMessage().contains("compression_threshold"));
         }
     }
-    /** compressionFormat's Javadoc against the stored flags: auto is the value format's codec
+    /** compressionCodec's Javadoc against the stored flags: auto is the value format's codec
      * (zlib under the default mcpool format, gzip flag 2 under whalin), a codec set by name is
      * marked in mcpool's codec field, and a codec the format cannot mark is refused. (The
      * Javadoc said gzip, flag 2, was the default everywhere.) */
     @Test
-    public void compressionFormatDefaultsAndFlagsAreTheJavadocs() throws Exception {
+    public void compressionCodecDefaultsAndFlagsAreTheJavadocs() throws Exception {
         StringBuilder b = new StringBuilder();
         while (b.length() < 40000) b.append("compressible text ");
         String text = b.toString();
         try (Mcpool mc = Mcpool.builder().servers(server.addr()).build();
-             Mcpool gz = Mcpool.builder().servers(server.addr()).compressionFormat("gzip").build();
+             Mcpool gz = Mcpool.builder().servers(server.addr()).compressionCodec("gzip").build();
              Mcpool wh = Mcpool.builder().servers(server.addr()).valueFormat("whalin").build()) {
             mc.set("opt:codec:auto", text);
             gz.set("opt:codec:gzip", text);
@@ -422,11 +422,40 @@ public class OptionsTest extends ServerTestBase {
             assertEquals(0x1f, whalin.data[0] & 0xff);
         }
         try {
+            Mcpool.builder().servers(server.addr()).valueFormat("whalin").compressionCodec("zlib").build().close();
+            fail("zlib under whalin was accepted");
+        } catch (ConfigurationException e) {
+            assertTrue(e.getMessage(), e.getMessage().contains("compression_codec"));
+        }
+    }
+
+    /** Tester finding retest44 5: compressionCodec is named as the core's compression_codec;
+     * the deprecated compressionFormat, kept for its callers, does exactly the same (the
+     * codec field, bits 20-21, under the mcpool format), not the core's legacy
+     * compression_format layout (gzip marked by flag bit 2). */
+    @Test
+    @SuppressWarnings("deprecation")
+    public void compressionFormatIsCompressionCodec() throws Exception {
+        StringBuilder b = new StringBuilder();
+        while (b.length() < 40000) b.append("compressible text ");
+        try (Mcpool codec = Mcpool.builder().servers(server.addr()).compressionCodec("gzip").build();
+             Mcpool old = Mcpool.builder().servers(server.addr()).compressionFormat("gzip").build()) {
+            codec.set("opt:cf:codec", b.toString());
+            old.set("opt:cf:old", b.toString());
+            TestServer.RawItem c = server.raw("opt:cf:codec"), o = server.raw("opt:cf:old");
+            assertEquals(0x00200000, c.flags & 0x00300000);
+            assertEquals(c.flags, o.flags);
+            assertEquals(0x1f, o.data[0] & 0xff);
+            assertEquals(b.toString(), old.get("opt:cf:codec"));
+        }
+        try {
             Mcpool.builder().servers(server.addr()).valueFormat("whalin").compressionFormat("zlib").build().close();
             fail("zlib under whalin was accepted");
         } catch (ConfigurationException e) {
             assertTrue(e.getMessage(), e.getMessage().contains("compression_codec"));
         }
+        java.lang.reflect.Method m = Mcpool.Builder.class.getMethod("compressionFormat", String.class);
+        assertTrue(m.isAnnotationPresent(Deprecated.class));
     }
 
     /** The client side's established TCP connections to port in /proc/net/tcp and tcp6: each
