@@ -184,3 +184,84 @@ def test_clear_with_a_server_down_answers_as_djangos_backend(live, prefix, prese
                "pymemcache": [("raised",), ("ok", None), ("ok", None)],
                "pylibmc": [("raised",)] * 3}[preset]
     assert got["ours"] == (answers, None)
+
+
+class _SilentServer:
+    """A deliberately broken fake server: it accepts connections and never answers (a
+    stalled memcached), on a free loopback port, until stopped."""
+
+    def __init__(self):
+        import threading
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.addr = "127.0.0.1:%d" % self.sock.getsockname()[1]
+        self.accepted = []
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.accepted.append(conn)
+
+    def stop(self):
+        self.sock.close()
+        for c in self.accepted:
+            c.close()
+        self.thread.join(5)
+
+
+def _outage_answers(cache):
+    """Every call of Django's cache API on a cache whose one server is down or stalled: its
+    answer, or the exception class it raised."""
+    def run(fn, *args):
+        try:
+            return fn(*args)
+        except Exception as e:  # noqa: BLE001 - the class raised is the observable result
+            return type(e).__name__
+    return {
+        "get": run(cache.get, "k", "D"),
+        "set": run(cache.set, "k", "v"),
+        "add": bool(run(cache.add, "k", "v")),  # python-memcached's 0, our False
+        "delete": run(cache.delete, "k"),
+        "get_many": run(cache.get_many, ["k", "j"]),
+        "set_many": sorted(run(cache.set_many, {"k": 1, "j": 2})),
+        "has_key": run(cache.has_key, "k"),
+        "touch": run(cache.touch, "k"),
+        "get_or_set": run(cache.get_or_set, "k", 5),
+        "incr": run(cache.incr, "k"),
+        "delete_many": run(cache.delete_many, ["k", "j"]),
+        "clear": run(cache.clear),
+    }
+
+
+@pytest.mark.parametrize("layout", ["down", "stalled"])
+def test_python_memcached_preset_answers_an_outage_as_memcachedcache(prefix, layout):
+    """One server down (a closed port) or stalled (accepts, never answers): MemcachedCache
+    answers every call as python-memcached reports the failure (the default, None, False,
+    incr's ValueError), never raising; so does the python-memcached preset (tester finding
+    pyframeworks3 1: every call raised mcpool.ConnectionError or TimeoutError), side by side;
+    and OPTIONS' own fail_open=False raises, as before."""
+    silent = _SilentServer() if layout == "stalled" else None
+    location = silent.addr if silent else _closed_port()
+    options = {"socket_timeout": 0.3}
+    try:
+        ours = _outage_answers(backend("ours", "python-memcached", location, prefix, options))
+        assert ours == {
+            "get": "D", "set": None, "add": False, "delete": False, "get_many": {},
+            "set_many": ["j", "k"], "has_key": False, "touch": False, "get_or_set": 5,
+            "incr": "ValueError", "delete_many": None, "clear": None}, ours
+        require("memcache", "python3-memcache")
+        stock = _outage_answers(backend("stock", "python-memcached", location, prefix, options))
+        assert ours == stock
+        strict = backend("ours", "python-memcached", location, prefix,
+                         dict(options, fail_open=False))
+        with pytest.raises((mcpool.ConnectionError, mcpool.TimeoutError)):
+            strict.get("k")
+    finally:
+        if silent:
+            silent.stop()

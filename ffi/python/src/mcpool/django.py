@@ -111,14 +111,19 @@ A value that does not unpickle
 ``PyLibMCCache``, and otherwise ``mcpool.ValueFormatError`` naming the key with that
 exception as its ``__cause__`` (``PyMemcacheCache`` and ``MemcachedCache`` answer None).
 """
+from __future__ import annotations
+
 import contextlib
 import functools
 import pickle
 import threading
+import typing as _typing
 import warnings
 import weakref
 
-from django.core.cache.backends.base import (
+# Django ships no type information (django-stubs does, separately: with it these ignores are
+# unused, hence unused-ignore)
+from django.core.cache.backends.base import (  # type: ignore[import-untyped, unused-ignore]
     DEFAULT_TIMEOUT,
     BaseCache,
     InvalidCacheKey,
@@ -131,6 +136,15 @@ from mcpool.compat import memcache as _memcache, pymemcache as _pymemcache
 from mcpool.compat.pylibmc import _mget as _pylibmc_mget, _unpickler_error
 from mcpool.compat.pymemcache import _dead, _failures
 
+if _typing.TYPE_CHECKING:
+    from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional,
+                        Sequence, Tuple, TypeVar, Union)
+    from typing_extensions import ParamSpec
+
+    _P = ParamSpec("_P")
+    _T = TypeVar("_T")
+    _D = TypeVar("_D")
+
 # The value formats of the clients behind Django's own memcached backends: each has a preset
 # with that client's placement too.
 _PEERS = ("pylibmc", "pymemcache", "python-memcached")
@@ -141,7 +155,8 @@ _BACKENDS = {"pylibmc": "PyLibMCCache", "pymemcache": "PyMemcacheCache",
 # The clients in use, by configuration: weak references, so a client (its pools and sockets)
 # is freed with the last backend that uses it, as Django's own backends free theirs with the
 # backend object; backends of one configuration alive at once share one.
-_clients = weakref.WeakValueDictionary()
+_clients: weakref.WeakValueDictionary[Tuple[Tuple[str, ...], str], mcpool.Client] = \
+    weakref.WeakValueDictionary()
 _clients_lock = threading.Lock()
 
 
@@ -157,7 +172,7 @@ _POOL_ARGS = ("no_delay", "max_pool_size", "pool_idle_timeout", "use_pooling", "
 _SECONDS_ARGS = ("connect_timeout", "timeout", "retry_timeout")
 
 
-def _core_name(name):
+def _core_name(name: str) -> str:
     """The core's name of an OPTIONS name (an alias, any spelling), or the name as given."""
     try:
         return mcpool._option(mcpool._ALIASES.get(name, name))[0]
@@ -165,7 +180,7 @@ def _core_name(name):
         return name
 
 
-def _peer(options):
+def _peer(options: Mapping[str, Any]) -> Optional[str]:
     """The Django backend whose client OPTIONS' preset names (``"PyMemcache"`` in any
     spelling the core takes): "pylibmc", "pymemcache", "python-memcached", or None."""
     preset = _core_names(options).get("preset")
@@ -175,7 +190,8 @@ def _peer(options):
     return fmt if fmt in _PEERS else None
 
 
-def _peer_options(options, peer):
+def _peer_options(options: Mapping[str, Any],
+                  peer: Optional[str]) -> Tuple[Dict[str, Any], Dict[str, Any]]:
     """OPTIONS written for Django's own backends, read as mcpool's, by the compat module that
     stands in for the backend's client (one translation, theirs): PyLibMCCache's
     ``behaviors`` as mcpool.compat.pylibmc reads pylibmc's (its preset, placement, timeouts);
@@ -190,6 +206,9 @@ def _peer_options(options, peer):
     mcpool's own ``distribution`` is given beside a stock backend's preset or behaviors, the
     options with the placement that backend would use instead, for _warn_placement)."""
     options = dict(options)
+    theirs: Dict[str, Any]
+    rules: Dict[str, Any]
+    args: Dict[str, Any]
     theirs, rules = {}, {}
     behaviors = options.pop("behaviors", None)
     if behaviors is not None:
@@ -228,6 +247,12 @@ def _peer_options(options, peer):
         read = _memcache._memcache_client_options(args)
         read.pop("preset")  # OPTIONS' own
         theirs.update(read)
+        # MemcachedCache never raises for a server down or stalled: python-memcached answers
+        # None/0 there and Django passes it on (get the default, set None, add/delete/touch/
+        # has_key False, incr "Key ... not found"): the core's fail_open answers so (a miss,
+        # not stored; tester finding pyframeworks3 1: every call raised while memcached was
+        # down or restarting). OPTIONS' own fail_open wins.
+        theirs["fail_open"] = True
         # (250 or more: memcached's own limit, which _key applies anyway as InvalidCacheKey)
         length = args.get("server_max_key_length")
         if args.get("check_keys", True) and length and length < 250:
@@ -249,7 +274,8 @@ def _peer_options(options, peer):
 _PLACEMENT_SAMPLE = ["mcpool-placement-%d" % i for i in range(256)]
 
 
-def _warn_placement(servers, client, options, stock):
+def _warn_placement(servers: Sequence[str], client: mcpool.Client, options: Mapping[str, Any],
+                    stock: Mapping[str, Any]) -> None:
     """Warns (RuntimeWarning) when OPTIONS' own ``distribution`` (``options``, ``client``
     their client) puts keys on other servers than the stock backend those OPTIONS stand for
     would (``stock``: _peer_options'): the core places a sample of keys by both
@@ -280,11 +306,11 @@ def _warn_placement(servers, client, options, stock):
         RuntimeWarning, stacklevel=3)
 
 
-def _core_names(options):
+def _core_names(options: Mapping[str, Any]) -> Dict[str, Any]:
     """OPTIONS with each core option under the core's name, whatever its spelling
     (``"Preset"``, ``"value-format"``); the Python names (``pickle``, ``min_compress_len``)
     as given."""
-    out = {}
+    out: Dict[str, Any] = {}
     for k, v in options.items():
         try:
             out[mcpool._option(k)[0]] = v
@@ -293,7 +319,7 @@ def _core_names(options):
     return out
 
 
-def _shared_client(servers, options):
+def _shared_client(servers: Sequence[str], options: Mapping[str, Any]) -> mcpool.Client:
     """The mcpool.Client of (servers, options) that a live backend uses, or a new one."""
     key = (tuple(servers), repr(sorted(options.items())))
     with _clients_lock:
@@ -310,7 +336,7 @@ _PRESET_OF = dict([(k, ("pymemcache", "PyMemcacheCache", "pymemcache's HashClien
                    for k in _memcache._CLIENT_ARGS])
 
 
-def _new_client(servers, options):
+def _new_client(servers: Sequence[str], options: Mapping[str, Any]) -> mcpool.Client:
     """mcpool.Client(servers, **options). An unknown option that is an argument of a Django
     backend's client, given without that client's preset, is refused with the core's words
     and the preset that reads it."""
@@ -327,7 +353,7 @@ def _new_client(servers, options):
 
 
 @contextlib.contextmanager
-def _refused_key():
+def _refused_key() -> Iterator[None]:
     """The core's key refusal (MCPOOL_INVALID_KEY: longer than 250 bytes in UTF-8, which
     Django's character count lets through; a space or control byte) as InvalidCacheKey."""
     try:
@@ -338,7 +364,7 @@ def _refused_key():
         raise
 
 
-def _ignorable(e):
+def _ignorable(e: BaseException) -> bool:
     """Whether PyMemcacheCache's ``ignore_exc`` answers the call's default for e, as
     pymemcache's HashClient does for whatever its call on a server raised (a connection
     refused or closed, a timeout, a server's or client's error reply, a value that does not
@@ -349,13 +375,13 @@ def _ignorable(e):
             and not isinstance(e, mcpool.ConfigurationError))
 
 
-def _core_quoted(key):
+def _core_quoted(key: object) -> str:
     """A key as the core's messages quote it (key::quoted): in double quotes, a backslash
     and a double quote escaped (a Django key holds no control character)."""
     return '"%s"' % str(key).replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _rename(e, names):
+def _rename(e: mcpool.Error, names: Mapping[Any, Any]) -> mcpool.Error:
     """e, an mcpool.Error of a call on the backend's keys (``make_key``'s, ":1:k"), naming
     the caller's keys instead (names: {made key: caller's key}), in its message and in what
     it carries: ``key``, ``results``, ``hits`` and ``errors`` keyed by the caller's keys, each
@@ -378,7 +404,7 @@ def _rename(e, names):
     for attr in ("results", "hits", "errors"):
         d = getattr(e, attr, None)
         if isinstance(d, dict):
-            out = {}
+            out: Dict[Any, Any] = {}
             for k, v in d.items():
                 if isinstance(v, mcpool.Error) and v is not e and k in names:
                     _rename_message(v, names, [k])
@@ -387,7 +413,7 @@ def _rename(e, names):
     return e
 
 
-def _rename_message(e, names, keys):
+def _rename_message(e: BaseException, names: Mapping[Any, Any], keys: Iterable[Any]) -> None:
     """e's message with each of keys (made keys) written as the caller's key, in the core's
     quoting and in Python's repr (the binding's own messages: ``cas ':1:k': ...``)."""
     if not e.args or not isinstance(e.args[0], str):
@@ -403,15 +429,15 @@ def _rename_message(e, names, keys):
     e.args = (msg,) + tuple(e.args[1:])
 
 
-def _keys_checked(method):
+def _keys_checked(method: Callable[_P, _T]) -> Callable[_P, _T]:
     @functools.wraps(method)
-    def call(*args, **kwargs):
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _T:
         with _refused_key():
             return method(*args, **kwargs)
     return call
 
 
-def _location_address(entry, fmt):
+def _location_address(entry: str, fmt: Optional[str]) -> str:
     """A LOCATION entry as the core's address, read as Django's backend of the value format
     fmt reads it, so that the same LOCATION reaches the same socket (or fails as there):
 
@@ -437,10 +463,12 @@ def _location_address(entry, fmt):
     return entry
 
 
-class McpoolCache(BaseCache):
+# (BaseCache is Any without django-stubs: disallow_subclassing_any's misc)
+class McpoolCache(BaseCache):  # type: ignore[misc, unused-ignore]
     """``BACKEND: "mcpool.django.McpoolCache"``."""
 
-    def __init__(self, server, params):
+    # LOCATION: one str ("a:11211;b:11211") or a list; params: the CACHES entry
+    def __init__(self, server: Union[str, Iterable[str]], params: Mapping[str, Any]) -> None:
         super().__init__(params)
         if isinstance(server, str):
             # split as Django splits LOCATION, by the core's rule (a password holding a
@@ -467,7 +495,7 @@ class McpoolCache(BaseCache):
         options.setdefault("pickle_protocol", pickle.HIGHEST_PROTOCOL)
         options.setdefault("pickle_subclasses", True)
         self._options = options
-        self._client = None
+        self._client: Optional[mcpool.Client] = None
         named = _core_names(options)
         if self._servers and (named.get("preset") is not None
                               or named.get("value_format") is not None):
@@ -476,6 +504,7 @@ class McpoolCache(BaseCache):
             # for OPTIONS that count servers), never used (a client connects at its first
             # call), since LOCATION may be what the core would refuse (inet6:[::1]:11211, a
             # relative unix:NAME)
+            fmt: Optional[str]
             fmt = _new_client(["unix:/nonexistent/%d" % i for i in range(len(self._servers))],
                               options).value_format
             self._servers = [_location_address(s, fmt) for s in self._servers]
@@ -511,13 +540,13 @@ class McpoolCache(BaseCache):
         self._pylibmc_format = fmt == "pylibmc"
 
     @property
-    def _cache(self):
+    def _cache(self) -> mcpool.Client:
         c = self._client
         if c is None:
             c = self._client = _shared_client(self._servers, self._options)
         return c
 
-    def get_backend_timeout(self, timeout=DEFAULT_TIMEOUT):
+    def get_backend_timeout(self, timeout: Optional[float] = DEFAULT_TIMEOUT) -> int:
         """Django's timeout (seconds; None forever; 0 not cached) as memcached's expiry."""
         if timeout == DEFAULT_TIMEOUT:
             timeout = self.default_timeout
@@ -551,13 +580,13 @@ class McpoolCache(BaseCache):
             # refuses, never answering another number) is past the last one too
             return mcpool.MAX_TTL
 
-    def validate_key(self, key):
+    def validate_key(self, key: Any) -> None:
         """memcached refuses the key: InvalidCacheKey (Django's memcached backends raise
         where the others warn)."""
         for warning in memcache_key_warnings(key):
             raise InvalidCacheKey(warning)
 
-    def _key(self, key, version):
+    def _key(self, key: Any, version: Optional[int]) -> str:
         key = self.make_key(key, version=version)
         self.validate_key(key)
         if self._ascii_keys:
@@ -567,9 +596,9 @@ class McpoolCache(BaseCache):
         if self._max_key_length:
             # python-memcached's server_max_key_length: MemcachedKeyLengthError
             _memcache._check_key(key.encode("utf-8"), self._max_key_length)
-        return key
+        return key  # type: ignore[no-any-return]  # (make_key's str: Django has no types)
 
-    def _answers_default(self, e):
+    def _answers_default(self, e: BaseException) -> bool:
         """Whether a call answers its default for e, every failure it carries (_failures), as
         PyMemcacheCache does: with ``ignore_exc`` any but a refused key (_ignorable); under
         the pymemcache preset a server in HashClient's retry window (mcpool.compat.pymemcache's
@@ -577,7 +606,8 @@ class McpoolCache(BaseCache):
         return all((self._ignore_exc and _ignorable(f)) or (self._retry_window and _dead(f))
                    for f in _failures(e))
 
-    def _run(self, names, call, default=None):
+    def _run(self, names: Mapping[Any, Any], call: Callable[[], _T],
+             default: Optional[Callable[[mcpool.Error], _D]] = None) -> Union[_T, _D]:
         """call()'s answer. An mcpool error it raises names the caller's keys (names: {made
         key: caller's key}; _rename), unless ``default(e)`` answers for it as
         PyMemcacheCache's pymemcache does (_answers_default; default None: it raises)."""
@@ -591,10 +621,11 @@ class McpoolCache(BaseCache):
             raise
 
     @_keys_checked
-    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+    def add(self, key: Any, value: Any, timeout: Optional[float] = DEFAULT_TIMEOUT,
+            version: Optional[int] = None) -> bool:
         given, key = key, self._key(key, version)
 
-        def add():
+        def add() -> bool:
             try:
                 return self._cache.add(key, value, self.get_backend_timeout(timeout))
             except mcpool.ClientError as e:
@@ -603,7 +634,7 @@ class McpoolCache(BaseCache):
                 raise
         return self._run({key: given}, add, lambda e: False)
 
-    def _decoded(self, read):
+    def _decoded(self, read: Callable[[], _T]) -> _T:
         """read()'s answer. Under pylibmc's value format a value that does not unpickle
         raises the unpickler's own exception (AttributeError for a class this process lacks,
         a ``__setstate__``'s own), as ``PyLibMCCache`` does (pylibmc lets pickle's exception
@@ -621,17 +652,18 @@ class McpoolCache(BaseCache):
         raise unpickling  # outside the handler: its own __cause__ and __context__ kept
 
     @_keys_checked
-    def get(self, key, default=None, version=None):
+    def get(self, key: Any, default: Any = None, version: Optional[int] = None) -> Any:
         given, key = key, self._key(key, version)
         return self._run({key: given}, lambda: self._decoded(lambda: self._cache.get(key, default)),
                          lambda e: default)
 
     @_keys_checked
-    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+    def set(self, key: Any, value: Any, timeout: Optional[float] = DEFAULT_TIMEOUT,
+            version: Optional[int] = None) -> None:
         given, key = key, self._key(key, version)
         names = {key: given}
 
-        def store():
+        def store() -> bool:
             try:
                 return self._cache.set(key, value, self.get_backend_timeout(timeout))
             except mcpool.ClientError as e:
@@ -644,24 +676,25 @@ class McpoolCache(BaseCache):
             self._run(names, lambda: self._cache.delete(key), lambda e: False)
 
     @_keys_checked
-    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
+    def touch(self, key: Any, timeout: Optional[float] = DEFAULT_TIMEOUT,
+              version: Optional[int] = None) -> bool:
         given, key = key, self._key(key, version)
         return self._run({key: given}, lambda: bool(
             self._cache.touch(key, self.get_backend_timeout(timeout))), lambda e: False)
 
     @_keys_checked
-    def delete(self, key, version=None):
+    def delete(self, key: Any, version: Optional[int] = None) -> bool:
         given, key = key, self._key(key, version)
         return self._run({key: given}, lambda: bool(self._cache.delete(key)), lambda e: False)
 
     @_keys_checked
-    def has_key(self, key, version=None):
+    def has_key(self, key: Any, version: Optional[int] = None) -> bool:
         given, key = key, self._key(key, version)
         return self._run({key: given}, lambda: self._decoded(lambda: key in self._cache),
                          lambda e: False)
 
     @_keys_checked
-    def get_many(self, keys, version=None):
+    def get_many(self, keys: Iterable[Any], version: Optional[int] = None) -> Dict[Any, Any]:
         key_map = {self._key(k, version): k for k in keys}
         if not key_map:
             return {}
@@ -689,7 +722,10 @@ class McpoolCache(BaseCache):
         return {key_map[k]: v for k, v in found.items()}
 
     @_keys_checked
-    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
+    def set_many(self, data: Mapping[Any, Any], timeout: Optional[float] = DEFAULT_TIMEOUT,
+                 version: Optional[int] = None) -> List[Any]:
+        safe: Dict[str, Any]
+        original: Dict[str, Any]
         safe, original = {}, {}
         for k, v in data.items():
             sk = self._key(k, version)
@@ -697,8 +733,9 @@ class McpoolCache(BaseCache):
             original[sk] = k
         if not safe:
             return []
-        errors = {}
-        failed = self._run(original, lambda: self._cache.set_multi(
+        errors: Dict[Any, mcpool.Error] = {}
+        # (_failed: a private keyword, not in the stubs)
+        failed = self._run(original, lambda: self._cache.set_multi(  # type: ignore[call-arg]
             safe, self.get_backend_timeout(timeout), _failed=errors), lambda e: list(safe))
         if not self._ignore_exc:
             # a key that failed with an error (its server down, an error reply) raises, as
@@ -721,18 +758,18 @@ class McpoolCache(BaseCache):
         return [original[k] for k in failed]
 
     @_keys_checked
-    def delete_many(self, keys, version=None):
+    def delete_many(self, keys: Iterable[Any], version: Optional[int] = None) -> None:
         key_map = {self._key(k, version): k for k in keys}
         if key_map:
             self._run(key_map, lambda: self._cache.delete_multi(list(key_map)), lambda e: None)
 
     @_keys_checked
-    def _counter(self, key, delta, version, up):
+    def _counter(self, key: Any, delta: int, version: Optional[int], up: bool) -> int:
         given, key = key, self._key(key, version)
         if delta < 0:
             delta, up = -delta, not up
 
-        def count():
+        def count() -> Optional[int]:
             try:
                 return self._cache.incr(key, delta) if up else self._cache.decr(key, delta)
             except mcpool.ClientError as e:  # the server's CLIENT_ERROR: not a number
@@ -746,13 +783,13 @@ class McpoolCache(BaseCache):
             raise ValueError("Key '%s' not found" % key)
         return val
 
-    def incr(self, key, delta=1, version=None):
+    def incr(self, key: Any, delta: int = 1, version: Optional[int] = None) -> int:
         return self._counter(key, delta, version, True)
 
-    def decr(self, key, delta=1, version=None):
+    def decr(self, key: Any, delta: int = 1, version: Optional[int] = None) -> int:
         return self._counter(key, delta, version, False)
 
-    def clear(self):
+    def clear(self) -> None:
         """Flushes every server. A server down raises, as PyLibMCCache's clear() does; under
         the pymemcache preset only on the call that tries it (HashClient's retry window,
         _answers_default); under the python-memcached preset never: python-memcached's
@@ -767,6 +804,6 @@ class McpoolCache(BaseCache):
             return
         self._run({}, self._cache.flush_all, lambda e: None)
 
-    def close(self, **kwargs):
+    def close(self, **kwargs: Any) -> None:
         """Keeps the pooled connections (as PyLibMCCache): the other threads' backends share
         them. The client and its connections go with the last backend that uses it."""

@@ -22,7 +22,10 @@ An error (``outcome == "error"``) sets the span's status to ERROR with the messa
 ``failed_open`` exchange (``fail_open=True``) keeps an unset status (the call succeeded)
 and carries ``mcpool.error_class`` and an ``mcpool.failed_open`` event with the message.
 """
+from __future__ import annotations
+
 import time as _time
+import typing as _typing
 
 try:
     from opentelemetry import trace as _trace
@@ -33,12 +36,17 @@ except ImportError as _e:  # pragma: no cover - exercised only without the extra
                       "'./ffi/python[otel]' in mcpool's source tree, or the wheel's file "
                       "name followed by [otel])") from _e
 
+if _typing.TYPE_CHECKING:
+    from typing import Callable, Dict, Optional, Union
+
+    from mcpool import OpRecord
+
 __all__ = ["span_hook", "attributes"]
 
 
-def attributes(record):
+def attributes(record: OpRecord) -> Dict[str, Union[str, int]]:
     """The span attributes of one ``mcpool.OpRecord``."""
-    attrs = {
+    attrs: Dict[str, Union[str, int]] = {
         "db.system": "memcached",
         "db.operation": record.op,
         "mcpool.protocol": record.protocol,
@@ -63,7 +71,9 @@ def attributes(record):
     return attrs
 
 
-def span_hook(tracer=None, tracer_provider=None):
+def span_hook(tracer: Optional[_trace.Tracer] = None,
+              tracer_provider: Optional[_trace.TracerProvider] = None
+              ) -> Callable[[OpRecord], None]:
     """An ``on_operation`` callable that records each operation as a span of ``tracer``
     (default: ``tracer_provider``'s, or the global provider's, tracer named ``mcpool``)."""
     if tracer is None:
@@ -72,7 +82,7 @@ def span_hook(tracer=None, tracer_provider=None):
     error = _trace.StatusCode.ERROR
     status = _trace.Status
 
-    def hook(record):
+    def hook(record: OpRecord) -> None:
         # The exchange ended `ended_ago` before this call (a call over several servers
         # hands every record over once the slowest has answered), and began with the call.
         end = _time.time_ns() - int(record.ended_ago * 1e9)

@@ -13,19 +13,36 @@ libraries do, and the pymemcache one with ``serde=pickle_serde``: unpickling run
 by whoever wrote the value, so pickle only on a cache that no untrusted party can write.
 """
 
+from __future__ import annotations
+
 import sys as _sys
 import types as _types
+import typing as _typing
 
-from mcpool import MAX_TTL  # noqa: F401  (the core's: 2**31-1)
+# (``X as X``: re-exported, for the drop-ins' imports of them under mypy --strict)
+from mcpool import MAX_TTL as MAX_TTL  # noqa: F401  (the core's: 2**31-1)
 
 # The core's expiry for "already expired" (REALTIME_MAXDELTA + 1: 30 days and a second, read
 # as an absolute time in 1970). python-memcached and pylibmc send a negative time as it is
 # and the key expires; the core refuses a TTL above MAX_TTL (memcached would read it as
 # negative), so a negative one is sent as this (mcpool.Client does the same).
-from mcpool import EXPIRED_AT_ONCE  # noqa: E402
+from mcpool import EXPIRED_AT_ONCE as EXPIRED_AT_ONCE  # noqa: E402
 
 
-def exptime(time):
+if _typing.TYPE_CHECKING:
+    from typing import Any, Iterable, Mapping, TypeVar, Union
+
+    _T = TypeVar("_T")
+
+
+# an int or float as an int; anything else as it is
+@_typing.overload
+def exptime(time: Union[int, float]) -> int: ...
+@_typing.overload
+def exptime(time: _T) -> _T: ...
+
+
+def exptime(time: Any) -> Any:
     """A compat client's time as the core's TTL: an int or float below 0 as EXPIRED_AT_ONCE
     (-0.3 too, a deadline just passed: int() made it 0, "never expires"; tester finding
     expiry 2), any other as int() (python-memcached sends it with %d: 0.4 is 0); anything
@@ -36,7 +53,7 @@ def exptime(time):
     return time
 
 
-def socket_address(path):
+def socket_address(path: str) -> str:
     """The core's address of the unix socket at ``path`` as the replaced library opens it:
     ``unix:PATH``, taken whole (a ``:2`` in the name stays the path). A path with
     whitespace at either end is refused with ``ValueError`` naming it: the core trims every
@@ -47,7 +64,7 @@ def socket_address(path):
     return "unix:" + path
 
 
-def refuse_userinfo(spec):
+def refuse_userinfo(spec: object) -> None:
     """A server spec with ``user:password@`` before its host (a str, or a str in a tuple)
     is refused with ``ValueError``, the spec not shown: it may hold a password (tester
     findings retest15 5, retest16 6: the drop-ins' parse errors quoted it, as the libraries'
@@ -62,7 +79,8 @@ def refuse_userinfo(spec):
                              "shown: it may hold a password)")
 
 
-def submodule(parent, name, doc, namespace, names):
+def submodule(parent: str, name: str, doc: str, namespace: Mapping[str, Any],
+              names: Iterable[str]) -> _types.ModuleType:
     """A module ``<parent>.<name>`` holding ``names`` taken from ``namespace`` (a drop-in
     module's globals), registered so that ``from <parent>.<name> import X`` works where the
     replaced library has a submodule (``pymemcache.client.hash``, ``pylibmc.pools``: tester

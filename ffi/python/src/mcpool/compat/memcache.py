@@ -106,6 +106,8 @@ return 0 and change nothing. A ``time`` of None raises
 (nothing stored) and makes ``touch``
 return 0, the item unchanged, as with python-memcached (never "never expires").
 """
+from __future__ import annotations
+
 import inspect as _inspect
 import os as _os
 import pickle as _pickle
@@ -114,12 +116,30 @@ import socket as _socket
 import sys as _sys
 import threading as _threading
 import time as _time
+import typing as _typing
 import zlib as _zlib
 
 import mcpool as _mcpool
 from mcpool.compat import MAX_TTL as _MAX_TTL, exptime as _exptime
 from mcpool.compat import socket_address as _socket_address, EXPIRED_AT_ONCE as _EXPIRED_AT_ONCE
 from mcpool.compat import refuse_userinfo as _refuse_userinfo
+
+if _typing.TYPE_CHECKING:
+    from typing import (Any, Callable, Dict, Iterable, List, Mapping, NoReturn, Optional,
+                        SupportsIndex, SupportsInt, Tuple, TypeVar, Union)
+    # a key: str (sent as UTF-8), bytes, or python-memcached's (hash_value, key)
+    _Key = Union[str, bytes, Tuple[int, Union[str, bytes]]]
+    # a multi call's key: an int too (sent as its digits)
+    _MultiKey = Union[str, bytes, int, Tuple[int, Union[str, bytes]]]
+    # a store's time: what %d formats (an int, a float, a Decimal, ...); None raises TypeError
+    _Time = Union[SupportsInt, SupportsIndex]
+    # a server: "host:port", "host", "inet:host:port", "inet6:[v6]:port", "unix:PATH", or
+    # (one of those, weight)
+    _ServerSpec = Union[str, Tuple[str, int]]
+    # (ip, port) of a TCP server, the path of a unix socket
+    _Address = Union[str, Tuple[str, int]]
+    _T = TypeVar("_T")
+    _MK = TypeVar("_MK", bound=_MultiKey)
 
 __author__ = "mcpool (python-memcached API)"
 __version__ = "1.58"
@@ -140,7 +160,8 @@ class _ConnectionDeadError(Exception):
     pass
 
 
-def _parse(spec):
+def _parse(spec: _ServerSpec) -> Tuple[int, _socket.AddressFamily, _Address, Optional[str],
+                                      Optional[int], str]:
     """A python-memcached server spec (its ``_Host`` parse) -> (weight, family, address,
     ip, port, mcpool address): ``unix:/path``, ``inet6:[v6]:port``, ``inet:host:port``,
     ``host:port`` or ``host`` (port 11211)."""
@@ -188,7 +209,7 @@ def _parse(spec):
     return weight, family, (ip, port), ip, port, "%s:%d" % (host, port)
 
 
-def _core_address(spec):
+def _core_address(spec: _ServerSpec) -> Tuple[str, int]:
     """The core's address of a server spec and its weight, read as python-memcached reads it
     (``_parse``): a unix socket as ``unix:PATH``, so that a ``:2`` in its path stays the path
     (tester finding addresses 1). mcpool.django reads a ``MemcachedCache`` LOCATION with it."""
@@ -206,7 +227,7 @@ class _Host:
     0 while it is alive (``[s for s in mc.servers if s.deaduntil]`` lists the dead ones); it
     cannot be assigned (mcpool retries a dead server after ``dead_retry`` seconds)."""
 
-    def __init__(self, spec, client):
+    def __init__(self, spec: _ServerSpec, client: Client) -> None:
         (self.weight, self.family, self.address, ip, port, self._label) = _parse(spec)
         if ip is not None:
             self.ip, self.port = ip, port
@@ -215,16 +236,17 @@ class _Host:
         self._client = client
 
     @property
-    def deaduntil(self):
+    def deaduntil(self) -> float:
         return self._client._dead_until(self._label)
 
-    def __str__(self):
+    def __str__(self) -> str:
         d = self.deaduntil
-        d = " (dead until %d)" % d if d else ""
+        d = " (dead until %d)" % d if d else ""  # type: ignore[assignment]
+        # (address: (ip, port) for these two families, a path for a unix socket)
         if self.family == _socket.AF_INET:
-            return "inet:%s:%d%s" % (self.address[0], self.address[1], d)
+            return "inet:%s:%d%s" % (self.address[0], self.address[1], d)  # type: ignore[str-format]
         if self.family == _socket.AF_INET6:
-            return "inet6:[%s]:%d%s" % (self.address[0], self.address[1], d)
+            return "inet6:[%s]:%d%s" % (self.address[0], self.address[1], d)  # type: ignore[str-format]
         return "unix:%s%s" % (self.address, d)
 
     __repr__ = __str__
@@ -241,7 +263,7 @@ _SKIPPED = frozenset(["MCPOOL_SERVER_DEAD", "MCPOOL_CONNECT_TIMEOUT", "MCPOOL_IO
 _DELTA_TEXT = _re.compile(r"[ ]*[\t\v\f]*([+-]?)([0-9]+)[ ]*\Z")
 
 
-def _delta(delta):
+def _delta(delta: object) -> int:
     """The counter delta python-memcached's incr/decr would send (``str(delta)``: "2",
     " 3", "+2", an int, an IntEnum) as the int memcached reads from it; anything memcached
     answers with an error (a float, None, a bool, bytes, "x", a negative number, 2**64)
@@ -269,13 +291,13 @@ _GIVEN = {"timeout": "socket_timeout", "connect_timeout": "socket_timeout",
 _CAS_UNKNOWN = object()
 
 
-def _read_failed(e):
+def _read_failed(e: object) -> bool:
     """Whether e is a read that got no item (a miss, a server or connection failure), as
     opposed to an item read whose value did not decode."""
     return getattr(e, "status_name", None) not in ("MCPOOL_VALUE_FORMAT", "MCPOOL_DECOMPRESS")
 
 
-def _not_unpickled(e):
+def _not_unpickled(e: BaseException) -> bool:
     """Whether e is the core binding's error for a pickle that does not unpickle
     (MCPOOL_VALUE_FORMAT with the unpickler's exception as its cause): python-memcached
     answers None for it (``_unpickle_failed``)."""
@@ -312,12 +334,18 @@ class Client:
     class MemcachedStringEncodingError(Exception):
         pass
 
-    def __init__(self, servers, debug=0, pickleProtocol=0, pickler=_pickle.Pickler,
-                 unpickler=_pickle.Unpickler, compressor=_zlib.compress,
-                 decompressor=_zlib.decompress, pload=None, pid=None,
-                 server_max_key_length=None, server_max_value_length=None,
-                 dead_retry=_DEAD_RETRY, socket_timeout=_SOCKET_TIMEOUT, cache_cas=False,
-                 flush_on_reconnect=0, check_keys=True):
+    def __init__(self, servers: Union[str, Iterable[_ServerSpec]], debug: int = 0,
+                 pickleProtocol: int = 0, pickler: Callable[..., Any] = _pickle.Pickler,
+                 unpickler: Callable[..., Any] = _pickle.Unpickler,
+                 compressor: Callable[..., Any] = _zlib.compress,
+                 decompressor: Callable[..., Any] = _zlib.decompress,
+                 pload: Optional[Callable[..., Any]] = None,
+                 pid: Optional[Callable[..., Any]] = None,
+                 server_max_key_length: Optional[int] = None,
+                 server_max_value_length: Optional[int] = None,
+                 dead_retry: float = _DEAD_RETRY, socket_timeout: float = _SOCKET_TIMEOUT,
+                 cache_cas: bool = False, flush_on_reconnect: int = 0,
+                 check_keys: bool = True) -> None:
         _refuse_custom(pickler, unpickler, compressor, decompressor, pload, pid,
                        flush_on_reconnect)
         self.debug = debug
@@ -332,13 +360,13 @@ class Client:
                                         else server_max_value_length)
         self.cache_cas = cache_cas
         self.do_check_key = check_keys
-        self.stats = {}
+        self.stats: Dict[str, int] = {}
         self._local = _threading.local()
         self.set_servers(servers)
 
     # -- setup -------------------------------------------------------------------------------
 
-    def set_servers(self, servers):
+    def set_servers(self, servers: Union[str, Iterable[_ServerSpec]]) -> None:
         """Replaces the servers (``"host:port"`` or ``("host:port", weight)``). On a
         client already connected this is the core's atomic ``set_servers``: servers still
         present keep their connections, calls running finish on the old list. An empty list
@@ -354,10 +382,11 @@ class Client:
             self.debuglog("socket_timeout=0: a non-blocking socket, whose connect never "
                           "completes: every call fails as with every server dead")
             self.servers = hosts
-            self._mc = None
+            self._mc: Optional[_mcpool.Client] = None
             return
         if specs and getattr(self, "_mc", None) is not None:
-            self._mc.set_servers([a for a, _ in specs], weights=[w for _, w in specs])
+            self._mc.set_servers([a for a, _ in specs],  # type: ignore[union-attr]  # (checked)
+                                 weights=[w for _, w in specs])
             self.servers = hosts
             return
         self.servers = hosts
@@ -370,24 +399,24 @@ class Client:
                               self.socket_timeout, self.pickleProtocol))
 
     @property
-    def cas_ids(self):
+    def cas_ids(self) -> Dict[Any, Any]:
         ids = getattr(self._local, "cas_ids", None)
         if ids is None:
             ids = self._local.cas_ids = {}
         return ids
 
-    def reset_cas(self):
+    def reset_cas(self) -> None:
         """Forgets the CAS ids kept by ``gets`` (``cache_cas=True``)."""
         self._local.cas_ids = {}
 
-    def debuglog(self, str):
+    def debuglog(self, str: Any) -> None:
         if self.debug:
             _sys.stderr.write("MemCached: %s\n" % str)
 
-    def _statlog(self, func):
+    def _statlog(self, func: str) -> None:
         self.stats[func] = self.stats.get(func, 0) + 1
 
-    def _dead_until(self, label):
+    def _dead_until(self, label: str) -> float:
         """The unix time server ``label`` is retried at while marked dead, else 0."""
         if self.socket_timeout == 0:  # python-memcached marks it dead at every call
             return _time.time() + self.dead_retry
@@ -396,10 +425,10 @@ class Client:
             return 0
         return _time.time() + state["retry_in"]
 
-    def forget_dead_hosts(self):
+    def forget_dead_hosts(self) -> None:
         """Accepted; mcpool retries a dead server after ``dead_retry`` seconds."""
 
-    def disconnect_all(self):
+    def disconnect_all(self) -> None:
         """Closes the connections, as python-memcached: the idle ones now, those in use when
         their call ends; the next call opens new ones (mcpool.Client.disconnect_all)."""
         if self._mc is not None:
@@ -407,7 +436,14 @@ class Client:
 
     # -- keys --------------------------------------------------------------------------------
 
-    def _encode_key(self, key):
+    # a key's wire form: bytes for a str (UTF-8), bytes, or (hash_value, key); anything else
+    # as it is (the key checks refuse it)
+    @_typing.overload
+    def _encode_key(self, key: _Key) -> bytes: ...
+    @_typing.overload
+    def _encode_key(self, key: _T) -> _T: ...
+
+    def _encode_key(self, key: Any) -> Any:
         if isinstance(key, tuple):
             self._hashed_key(key)
             key = key[1]
@@ -415,7 +451,7 @@ class Client:
             return key.encode("utf8")
         return key
 
-    def _hashed_key(self, key):
+    def _hashed_key(self, key: object) -> None:
         """python-memcached's ``(hash_value, key)`` picks the server by ``hash_value``
         (``buckets[hash_value % len(buckets)]``, with its rehash on a dead server). mcpool
         places every key by the key itself, so with more than one server such a key would be
@@ -428,18 +464,18 @@ class Client:
                 "would use another server than python-memcached. Give the key alone (placed "
                 "as python-memcached places a plain key)." % len(self.servers))
 
-    def check_key(self, key, key_extra_len=0):
+    def check_key(self, key: Any, key_extra_len: int = 0) -> None:
         """python-memcached's key checks (raises a MemcachedKeyError)."""
         _check_key(key, self.server_max_key_length, key_extra_len)
 
-    def _key(self, key):
+    def _key(self, key: _Key) -> bytes:
         key = self._encode_key(key)
         if self.do_check_key:
             self.check_key(key)
         return key
 
     @staticmethod
-    def _undecodable(e):
+    def _undecodable(e: BaseException) -> Optional[Exception]:
         """python-memcached's exception for a stored value it cannot decode (its
         ``_recv_value``), or None: corrupt zlib raises ``zlib.error``, flags it does not know
         and an integer flag on a body that is not one (``int()``) ``ValueError``, text that is
@@ -452,21 +488,21 @@ class Client:
         return None
 
     @staticmethod
-    def _unencodable(e):
+    def _unencodable(e: BaseException) -> None:
         """A str value UTF-8 cannot encode (a lone surrogate) is python-memcached's
         ``UnicodeEncodeError`` (a programming error, never a silent 0)."""
         if isinstance(e.__cause__, UnicodeEncodeError):
             raise e.__cause__ from None
 
     @staticmethod
-    def _unpicklable(e):
+    def _unpicklable(e: BaseException) -> None:
         """A value that does not pickle in ``set_multi`` (mcpool.Client's batch fails that item
         alone, a ``ClientTypeError`` whose ``__cause__`` is the pickler's exception) is the
         pickler's exception, as python-memcached's ``pickler.dump`` raises it."""
         if e.__cause__ is not None and not isinstance(e.__cause__, _mcpool.Error):
             raise e.__cause__ from None
 
-    def _failed(self, what, e):
+    def _failed(self, what: str, e: BaseException) -> None:
         """A failure python-memcached reports by its return value (logged with debug); a bug
         or a configuration error is raised, never hidden (_raised)."""
         if _raised(e):
@@ -475,7 +511,7 @@ class Client:
 
     # -- reads -------------------------------------------------------------------------------
 
-    def _get(self, cmd, key):
+    def _get(self, cmd: str, key: _Key) -> Any:
         key = self._key(key)
         if self._mc is None:
             return None
@@ -507,19 +543,20 @@ class Client:
         except Exception as e:  # only unpickling raises anything else
             return self._unpickle_failed(e)
 
-    def _unpickle_failed(self, e):
+    # (None, the value read: its callers answer it)
+    def _unpickle_failed(self, e: object) -> None:
         """python-memcached returns None for a pickle it cannot load (a class this program
         cannot import, a truncated stream), logging it with debug."""
         self.debuglog("Pickle error: %s\n" % e)
         return None
 
-    def get(self, key):
+    def get(self, key: _Key) -> Any:
         return self._get("get", key)
 
-    def gets(self, key):
+    def gets(self, key: _Key) -> Any:
         return self._get("gets", key)
 
-    def _prefixed(self, keys, key_prefix):
+    def _prefixed(self, keys: Iterable[Any], key_prefix: Union[str, bytes]) -> List[Tuple[bytes, Any]]:
         """[(wire key, original key)] with python-memcached's checks (int keys allowed). A
         key_prefix that is not text is python-memcached's TypeError (it takes len() of it),
         never read as no prefix (tester finding pycompat 4: None stored the keys unprefixed)."""
@@ -528,7 +565,7 @@ class Client:
         prefix = self._encode_key(key_prefix) or b""
         if prefix and self.do_check_key:
             self.check_key(prefix)
-        out = []
+        out: List[Tuple[bytes, Any]] = []
         for orig in keys:
             key = self._encode_key(orig)
             if not isinstance(key, bytes):
@@ -540,7 +577,8 @@ class Client:
             out.append((prefix + key, orig[1] if isinstance(orig, tuple) else orig))
         return out
 
-    def get_multi(self, keys, key_prefix=""):
+    def get_multi(self, keys: Iterable[_MultiKey],
+                  key_prefix: Union[str, bytes] = "") -> Dict[Any, Any]:
         self._statlog("get_multi")
         pairs = self._prefixed(keys, key_prefix)
         if self._mc is None or not pairs:
@@ -558,14 +596,14 @@ class Client:
                     v = self._mc.get(w, _MISS)
                 except _mcpool.Error as e:
                     if _not_unpickled(e):  # python-memcached: the key, with None
-                        v = self._unpickle_failed(e.__cause__)
+                        v = self._unpickle_failed(e.__cause__)  # type: ignore[func-returns-value]
                     else:
                         bad = self._undecodable(e)
                         if bad is not None:  # python-memcached's get_multi raises it too
                             raise bad from None
                         continue
                 except Exception as e:  # python-memcached: the key, with None
-                    v = self._unpickle_failed(e)
+                    v = self._unpickle_failed(e)  # type: ignore[func-returns-value]
                 if v is not _MISS:
                     found[w] = v
         # one entry per key sent: a key given twice ("k" and b"k") is answered once, under
@@ -576,7 +614,7 @@ class Client:
     # -- stores ------------------------------------------------------------------------------
 
     @staticmethod
-    def _sent_time(time):
+    def _sent_time(time: Any) -> int:
         """A store's time as python-memcached sends it, with %d: what %d takes (an int, a
         float, a bool, a Decimal, a numpy integer: tester finding expiry 6, only int and
         float were), else its TypeError, nothing sent; the core's TTL of that number
@@ -591,7 +629,8 @@ class Client:
                 pass
         return _exptime(t)
 
-    def _set(self, cmd, key, val, time, min_compress_len):
+    def _set(self, cmd: str, key: _Key, val: Any, time: Any,
+             min_compress_len: Optional[int]) -> Union[bool, int]:
         key = self._key(key)
         if self._mc is None:
             return 0
@@ -632,9 +671,10 @@ class Client:
                                   "id is not known: not stored")
                     return False
                 return self._mc.cas(key, val, cas, time) is True
+            # (the core's bool)
             if cmd in ("append", "prepend"):
-                return getattr(self._mc, cmd)(key, _appended(val))
-            return getattr(self._mc, cmd)(key, val, time, min_compress_len=mcl)
+                return getattr(self._mc, cmd)(key, _appended(val))  # type: ignore[no-any-return]
+            return getattr(self._mc, cmd)(key, val, time, min_compress_len=mcl)  # type: ignore[no-any-return]
         except _mcpool.ClientTypeError:
             raise
         except _mcpool.Error as e:
@@ -650,44 +690,52 @@ class Client:
                 return False
             return 0
 
-    def set(self, key, val, time=0, min_compress_len=0, noreply=False):
+    def set(self, key: _Key, val: Any, time: _Time = 0, min_compress_len: Optional[int] = 0,
+            noreply: bool = False) -> Union[bool, int]:
         return self._set("set", key, val, time, min_compress_len)
 
-    def add(self, key, val, time=0, min_compress_len=0, noreply=False):
+    def add(self, key: _Key, val: Any, time: _Time = 0, min_compress_len: Optional[int] = 0,
+            noreply: bool = False) -> Union[bool, int]:
         return self._set("add", key, val, time, min_compress_len)
 
-    def replace(self, key, val, time=0, min_compress_len=0, noreply=False):
+    def replace(self, key: _Key, val: Any, time: _Time = 0,
+                min_compress_len: Optional[int] = 0, noreply: bool = False) -> Union[bool, int]:
         return self._set("replace", key, val, time, min_compress_len)
 
-    def append(self, key, val, time=0, min_compress_len=0, noreply=False):
+    def append(self, key: _Key, val: Union[bytes, str, int], time: _Time = 0,
+               min_compress_len: Optional[int] = 0, noreply: bool = False) -> Union[bool, int]:
         return self._set("append", key, val, time, min_compress_len)
 
-    def prepend(self, key, val, time=0, min_compress_len=0, noreply=False):
+    def prepend(self, key: _Key, val: Union[bytes, str, int], time: _Time = 0,
+                min_compress_len: Optional[int] = 0, noreply: bool = False) -> Union[bool, int]:
         return self._set("prepend", key, val, time, min_compress_len)
 
-    def cas(self, key, val, time=0, min_compress_len=0, noreply=False):
+    def cas(self, key: _Key, val: Any, time: _Time = 0, min_compress_len: Optional[int] = 0,
+            noreply: bool = False) -> Union[bool, int]:
         """Stores only if unchanged since this thread's ``gets`` (``cache_cas=True``); a key
         without a CAS id kept is a plain ``set``."""
         return self._set("cas", key, val, time, min_compress_len)
 
-    def _too_large(self, what):
+    def _too_large(self, what: str) -> int:
         """python-memcached refuses a value longer than server_max_value_length without
         sending it; a negative limit refuses every value (0)."""
         self.debuglog("%s: server_max_value_length %d refuses every value: not stored"
                       % (what, self.server_max_value_length))
         return 0
 
-    def _refused(self, what, keys, time):
+    def _refused(self, what: str, keys: List[Any], time: int) -> int:
         """A store the core refuses (a TTL above MAX_TTL): its keys deleted, 0."""
         self.debuglog("%s: expiry time %d is above %d: not stored, key deleted"
                       % (what, time, _MAX_TTL))
         try:
-            self._mc.delete_multi(keys)
+            self._mc.delete_multi(keys)  # type: ignore[union-attr]  # (callers: not None)
         except _mcpool.Error as e:
             self._failed(what, e)
         return 0
 
-    def set_multi(self, mapping, time=0, key_prefix="", min_compress_len=0, noreply=False):
+    def set_multi(self, mapping: Mapping[_MK, Any], time: _Time = 0,
+                  key_prefix: Union[str, bytes] = "", min_compress_len: Optional[int] = 0,
+                  noreply: bool = False) -> List[Any]:
         """Stores every pair in one round trip per server; the list of the keys (as given)
         that were not stored."""
         self._statlog("set_multi")
@@ -712,8 +760,9 @@ class Client:
         try:
             # _failed: every key not stored is listed, an outage's too, as python-memcached
             # returns them (mcpool.Client's set_multi raises for those: tester finding
-            # partial 4)
-            failed = set(self._mc.set_multi(wire, time, min_compress_len=mcl, _failed={}))
+            # partial 4); a private keyword, not in the stubs
+            failed = set(self._mc.set_multi(wire, time, min_compress_len=mcl,  # type: ignore[call-arg]
+                                            _failed={}))
         except _mcpool.ClientTypeError as e:
             self._unpicklable(e)
             raise
@@ -725,7 +774,7 @@ class Client:
 
     # -- deletes, counters, touch ------------------------------------------------------------
 
-    def delete(self, key, time=None, noreply=False):
+    def delete(self, key: _Key, time: Any = None, noreply: bool = False) -> int:
         """1 when the server answered (the key is gone, whether it existed or not), 0 when
         it could not be reached. ``time`` is accepted and not sent: the key is deleted now.
         python-memcached sends ``delete key time``, which memcached 1.4 and later refuse
@@ -741,7 +790,8 @@ class Client:
             self._failed("delete", e)
             return 0
 
-    def delete_multi(self, keys, time=None, key_prefix="", noreply=False):
+    def delete_multi(self, keys: Iterable[_MultiKey], time: Any = None,
+                     key_prefix: Union[str, bytes] = "", noreply: bool = False) -> int:
         """Deletes every key in one round trip per server; 1 also when a key's server could
         not be reached (dead, its connect refused or timed out, its connection closed), as
         python-memcached, which leaves out the keys of a server it cannot connect to and
@@ -759,7 +809,7 @@ class Client:
             self._failed("delete_multi", e)
             return 1 if getattr(e, "status_name", None) in _SKIPPED else 0
 
-    def touch(self, key, time=0, noreply=False):
+    def touch(self, key: _Key, time: Any = 0, noreply: bool = False) -> int:
         key = self._key(key)
         if self._mc is None:
             return 0
@@ -787,14 +837,14 @@ class Client:
             self._failed("touch", e)
             return 0
 
-    def _incrdecr(self, cmd, key, delta):
+    def _incrdecr(self, cmd: str, key: _Key, delta: object) -> Optional[int]:
         key = self._key(key)
         if self._mc is None:
             return None
         self._statlog(cmd)
         delta = _delta(delta)
         try:
-            return getattr(self._mc, cmd)(key, delta)
+            return getattr(self._mc, cmd)(key, delta)  # type: ignore[no-any-return]
         except _mcpool.Error as e:
             if e.status_name == "MCPOOL_CLIENT_ERROR" or (
                     getattr(e, "server", None) and e.status_class in ("CLIENT_ERROR", "SERVER_ERROR")):
@@ -807,15 +857,16 @@ class Client:
             self._failed(cmd, e)
             return None
 
-    def incr(self, key, delta=1, noreply=False):
+    def incr(self, key: _Key, delta: Any = 1, noreply: bool = False) -> Optional[int]:
         return self._incrdecr("incr", key, delta)
 
-    def decr(self, key, delta=1, noreply=False):
+    def decr(self, key: _Key, delta: Any = 1, noreply: bool = False) -> Optional[int]:
         return self._incrdecr("decr", key, delta)
 
     # -- cluster -----------------------------------------------------------------------------
 
-    def get_stats(self, stat_args=None):
+    def get_stats(self, stat_args: Optional[Union[str, bytes]] = None
+                  ) -> List[Tuple[str, Dict[str, str]]]:
         """[("host:port (weight)", {name: value}), ...] of the servers that answered."""
         if self._mc is None:
             return []
@@ -825,20 +876,20 @@ class Client:
             self._failed("stats", e)
             return []
         hosts = {h._label: h for h in self.servers}
-        out = []
+        out: List[Tuple[str, Dict[str, str]]] = []
         for label, d in stats.items():
             if isinstance(d, dict):
                 h = hosts.get(label)
                 name = label  # python-memcached's: "ip:port", "[v6]:port", "unix:path"
                 if h is not None and h.family == _socket.AF_UNIX:
-                    name = "unix:%s" % h.address
+                    name = "unix:%s" % h.address  # type: ignore[str-format]  # (a path)
                 out.append(("%s (%s)" % (name, h.weight if h is not None else 1), d))
         return out
 
-    def get_slab_stats(self):
+    def get_slab_stats(self) -> List[Tuple[str, Dict[str, str]]]:
         return self.get_stats("slabs")
 
-    def flush_all(self):
+    def flush_all(self) -> None:
         """Invalidates every item on the servers that answer."""
         if self._mc is None:
             return
@@ -849,14 +900,14 @@ class Client:
 
 
 
-def _raised(e):
+def _raised(e: object) -> bool:
     """Whether the core's error e is raised where python-memcached reports a failure by its
     return value (a server it cannot reach is skipped: ``flush_all`` too): a bug (the core's
     INTERNAL class) or a configuration error, never hidden."""
     return getattr(e, "status_class", None) in ("INTERNAL", "CONFIGURATION")
 
 
-def _check_key(key, server_max_key_length, key_extra_len=0):
+def _check_key(key: Any, server_max_key_length: int, key_extra_len: int = 0) -> None:
     """python-memcached's key checks of ``key`` (bytes once encoded; a tuple's key): raises a
     ``Client.MemcachedKeyError``."""
     if isinstance(key, tuple):
@@ -876,8 +927,8 @@ def _check_key(key, server_max_key_length, key_extra_len=0):
             "Control/space characters not allowed (key=%r)" % key)
 
 
-def _refuse_custom(pickler, unpickler, compressor, decompressor, pload, pid,
-                   flush_on_reconnect):
+def _refuse_custom(pickler: object, unpickler: object, compressor: object, decompressor: object,
+                   pload: object, pid: object, flush_on_reconnect: object) -> None:
     """python-memcached's arguments that change the value layout or flush on a reconnect,
     refused when given (``NotImplementedError``): the value layout is the core's."""
     for name, given, default in (("pickler", pickler, _pickle.Pickler),
@@ -894,7 +945,8 @@ def _refuse_custom(pickler, unpickler, compressor, decompressor, pload, pid,
                                   "supported by mcpool")
 
 
-def _client_options(server_max_value_length, dead_retry, socket_timeout, pickleProtocol):
+def _client_options(server_max_value_length: Optional[int], dead_retry: object,
+                    socket_timeout: object, pickleProtocol: object) -> Dict[str, Any]:
     """mcpool.Client's options for python-memcached's arguments (``server_max_value_length``
     as its own limit, None its default): the core's python-memcached preset, which holds its
     defaults (placement with its rehash, one failure marks a server dead, layout), with
@@ -919,7 +971,7 @@ def _client_options(server_max_value_length, dead_retry, socket_timeout, pickleP
                                 else _NO_VALUE_LIMIT))
 
 
-def _memcache_client_options(args):
+def _memcache_client_options(args: Mapping[str, Any]) -> Dict[str, Any]:
     """mcpool.Client's options for python-memcached ``Client``'s keyword arguments ``args``
     (a dict; those left out at python-memcached's defaults), as ``Client`` reads them:
     mcpool.django reads ``MemcachedCache``'s OPTIONS with it. Raises as ``Client`` does for
@@ -942,7 +994,7 @@ _CLIENT_ARGS = tuple(_inspect.signature(Client.__init__).parameters)[2:]
 _MISS = object()
 
 
-def useOldServerHashFunction():
+def useOldServerHashFunction() -> NoReturn:
     """python-memcached's switch to its old server hash (``binascii.crc32``) is not
     reproduced: the core places keys with python-memcached's default hash only, so this
     raises ``NotImplementedError`` rather than leave keys where python-memcached with the old
@@ -952,7 +1004,7 @@ def useOldServerHashFunction():
         "server hash only (cmemcache_hash); the old one (binascii.crc32) is not reproduced")
 
 
-def _min_compress_len(mcl):
+def _min_compress_len(mcl: Optional[int]) -> int:
     """python-memcached's per-call ``min_compress_len`` as the core's: it compresses when
     ``min_compress_len and len(value) > min_compress_len`` (keeping the result only when it
     is smaller), so a negative one compresses every value. Every length is above 1 but 0
@@ -963,7 +1015,7 @@ def _min_compress_len(mcl):
     return mcl
 
 
-def _appended(val):
+def _appended(val: object) -> Union[bytes, str]:
     """What python-memcached appends (prepends) for val: the body it would store, without
     the flags (memcached keeps the old value's). bytes and str as they are; an int (its type
     test is exact, ``type(v) is int``) as its decimal digits ("ids:" + 12 -> "ids:12").
@@ -972,7 +1024,7 @@ def _appended(val):
     reader: ClientTypeError (a TypeError) here, raised as the drop-in raises a wrong value
     type, nothing sent."""
     if type(val) in (bytes, str):
-        return val
+        return val  # type: ignore[return-value]  # (bytes or str, by the test above)
     if type(val) is int:
         return str(val)
     raise _mcpool.ClientTypeError(

@@ -140,17 +140,36 @@ at once while ``set`` answers True), raises ``ClientError`` and nothing is store
 or ``set_multi`` so refused deletes its keys (the core's rule), so no older value is read
 after it, as with pylibmc; ``add``, ``replace`` and ``cas`` leave the key as it was.
 """
+from __future__ import annotations
+
 import contextlib as _contextlib
 import operator as _operator
 import queue as _queue
 import threading as _threading
+import typing as _typing
 
 import mcpool as _mcpool
 from mcpool.compat import exptime as _exptime, socket_address as _socket_address
 from mcpool.compat import refuse_userinfo as _refuse_userinfo, submodule as _submodule
 
+if _typing.TYPE_CHECKING:
+    from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, NoReturn,
+                        Optional, Sequence, SupportsIndex, SupportsInt, Tuple, TypeVar, Union)
+    from typing_extensions import Self, TypeGuard
 
-def _time(time, touch=False):
+    # a key: str (sent as UTF-8) or bytes, as pylibmc takes one
+    _Key = Union[str, bytes]
+    # a server: "host[:port[:weight]]", "[v6]:port", "/socket/path", "udp:host" (refused), or
+    # pylibmc's (type, address, port) or (type, address, port, weight)
+    _ServerSpec = Union[str, Tuple[int, str, int], Tuple[int, str, int, int]]
+    _T = TypeVar("_T")
+    _M = TypeVar("_M")
+    _E = TypeVar("_E", bound=BaseException)
+    # a multi call's keys: its answer is keyed by them as given
+    _KT = TypeVar("_KT", bound=Union[str, bytes])
+
+
+def _time(time: SupportsIndex, touch: bool = False) -> int:
     """A store's or touch's ``time`` as pylibmc's argument parsing takes it: an int (a bool,
     or anything with ``__index__``), else ``TypeError`` in pylibmc's words (a float too:
     pylibmc never rounds one); then the shared rule (a negative one expires at once)."""
@@ -180,10 +199,12 @@ class Error(Exception):
     ``status_name`` and ``status_class`` (docs/errors.md); one this module raises itself (a
     counter's ``NotFound``, a refused behavior) has None in them."""
 
-    status = status_name = status_class = None
+    status: Optional[int] = None
+    status_name: Optional[str] = None
+    status_class: Optional[str] = None
 
 
-def _with_status(exc, e):
+def _with_status(exc: _E, e: object) -> _E:
     """exc with the status attributes of e (an mcpool exception); returns exc."""
     for a in ("status", "status_name", "status_class"):
         setattr(exc, a, getattr(e, a, None))
@@ -253,7 +274,7 @@ class _UnreadableValue(ServerError, ValueError):
     (_unpickler_error)."""
 
 
-def _unpickler_error(e):
+def _unpickler_error(e: BaseException) -> Optional[Exception]:
     """The unpickler's own exception of a value that does not unpickle (the core binding's
     ValueFormatError has it as ``__cause__``: a class the reader lacks, AttributeError or
     ImportError; the class's ``__setstate__`` raising; UnpicklingError for bytes that are no
@@ -354,20 +375,20 @@ _BY_STATUS = {
 _PYLIBMC_MAX_KEY = 250
 
 
-def _key_len(key):
+def _key_len(key: object) -> int:
     if isinstance(key, str):
         return len(key.encode("utf-8", "surrogatepass"))
     return len(key) if isinstance(key, (bytes, bytearray, memoryview)) else 0
 
 
-def _too_long(keys, prefix=None):
+def _too_long(keys: Iterable[object], prefix: object = None) -> bool:
     """Whether pylibmc's own length check refuses one of keys (with the multi calls'
     key_prefix, which pylibmc counts)."""
     extra = _key_len(prefix) if prefix else 0
     return any(_key_len(k) + extra > _PYLIBMC_MAX_KEY for k in keys)
 
 
-def _length_error(key, prefix=None):
+def _length_error(key: object, prefix: object = None) -> ValueError:
     """pylibmc's ValueError for a key too long: it checks the key, then the key with the
     multi calls' key_prefix, and names the length it refused (251 for a key of 251 bytes
     under "pfx:", 251 for one of 247 under it)."""
@@ -377,7 +398,9 @@ def _length_error(key, prefix=None):
     return ValueError("key length %d too long, max is %d" % (n, _PYLIBMC_MAX_KEY))
 
 
-def _refused_before_sending(errors, keys, prefix=None, with_prefix=True):
+def _refused_before_sending(errors: Optional[Sequence[Optional[BaseException]]],
+                            keys: Sequence[object], prefix: object = None,
+                            with_prefix: bool = True) -> Optional[Tuple[int, BaseException]]:
     """The index of the first of keys pylibmc refuses before its call sends anything, and
     pylibmc's exception for it, or None. errors is what ``mcpool.Client._key_errors`` answers
     for keys (None or, per key, None or the exception of a key the call cannot send): which
@@ -397,7 +420,7 @@ def _refused_before_sending(errors, keys, prefix=None, with_prefix=True):
     return None
 
 
-def _refused_key(e):
+def _refused_key(e: object) -> bool:
     """Whether the core refused a key of the call (MCPOOL_INVALID_KEY), nothing sent. Which
     key is the core's rule; what the drop-in does with it is this module's: a key pylibmc's
     binding finds too long (_too_long) raises ValueError on every call; any other (a space,
@@ -408,7 +431,8 @@ def _refused_key(e):
     return getattr(e, "status_name", None) == "MCPOOL_INVALID_KEY"
 
 
-def _translate(e, keys=(), prefix=None):
+def _translate(e: BaseException, keys: Iterable[object] = (),
+               prefix: object = None) -> BaseException:
     """The pylibmc exception for an mcpool one (raise it ``from None``); keys (and the multi
     calls' prefix) are the call's, for a refused key."""
     if _refused_key(e) and _too_long(keys, prefix):
@@ -438,7 +462,8 @@ def _translate(e, keys=(), prefix=None):
             name = "ClientError"
         else:
             name = "Failure"
-    return _with_status(globals()[name](str(e)), e)
+    cls: type[Error] = globals()[name]
+    return _with_status(cls(str(e)), e)
 
 
 # libmemcached's mget sends to every server it can and reads what they answer: a server it
@@ -463,7 +488,7 @@ _READ_MISS = frozenset(["MCPOOL_SERVER_ERROR", "MCPOOL_CLIENT_ERROR", "MCPOOL_PR
                         "MCPOOL_VALUE_TOO_LARGE"])
 
 
-def _raised_by_multi_stores(e):
+def _raised_by_multi_stores(e: Optional[BaseException]) -> TypeGuard[BaseException]:
     """Whether a key's error raises from set_multi/add_multi (the first such key in the
     mapping's order) rather than listing the key as not stored: pylibmc 1.6.3 raises for
     every failure of the store itself, a server it cannot reach, TooBig for a value over the
@@ -475,11 +500,12 @@ def _raised_by_multi_stores(e):
     return name is not None and name != "MCPOOL_INVALID_KEY"
 
 
-def _read_miss(e):
+def _read_miss(e: object) -> bool:
     return getattr(e, "status_name", None) in _READ_MISS
 
 
-def _mget(mc, keys, key_prefix=""):
+def _mget(mc: _mcpool.Client, keys: Sequence[_Key],
+          key_prefix: _Key = "") -> Tuple[Dict[Any, Any], List[_mcpool.Error]]:
     """libmemcached's multi-get over an ``mcpool.Client``: ``(hits, refused)``, refused the
     exceptions of the keys the core refused (a key memcached would not take). The keys of a
     server that is down or does not answer are left out when a key was answered (hit or
@@ -491,7 +517,8 @@ def _mget(mc, keys, key_prefix=""):
     found, failed = mc._get_multi_each(keys, key_prefix=key_prefix)
     if not failed:
         return found, []
-    refused, down = [], []
+    refused: List[_mcpool.Error] = []
+    down: List[_mcpool.Error] = []
     for e in failed.values():
         if _refused_key(e):
             refused.append(e)
@@ -512,7 +539,7 @@ def _mget(mc, keys, key_prefix=""):
 # --------------------------------------------------------------------------------------------
 
 # pylibmc 1.6.3 over libmemcached 1.1.4: get_behaviors() of a fresh client
-_DEFAULTS = {
+_DEFAULTS: Dict[str, Any] = {
     "no_block": 0, "tcp_nodelay": 0, "tcp_keepalive": 0, "hash": "default", "ketama_hash": 0,
     "ketama": 0, "ketama_weighted": 0, "distribution": "modula", "cas": 0,
     "buffer_requests": 0, "verify_keys": 0, "connect_timeout": 4000, "send_timeout": 0,
@@ -553,6 +580,25 @@ _CONSTS = ["hash_" + _n for _n in hashers] + \
      "libmemcached_version_hex"]
 globals().update({"hash_" + _n: _i for _n, _i in hashers.items()})
 globals().update({"distribution_" + _n.replace(" ", "_"): _i for _n, _i in distributions.items()})
+if _typing.TYPE_CHECKING:  # made by the two lines above, by name for a type checker
+    hash_default: int
+    hash_md5: int
+    hash_crc: int
+    hash_fnv1_64: int
+    hash_fnv1a_64: int
+    hash_fnv1_32: int
+    hash_fnv1a_32: int
+    hash_hsieh: int
+    hash_murmur: int
+    hash_jenkins: int
+    distribution_modula: int
+    distribution_consistent: int
+    distribution_consistent_ketama: int
+    distribution_random: int
+    distribution_consistent_ketama_spy: int
+    distribution_consistent_weighted: int
+    distribution_virtual_bucket: int
+    distribution_consistent_max: int
 server_type_tcp, server_type_udp, server_type_unix = 1, 2, 4
 callback_namespace = 0
 libmemcached_version_hex = 0x01000018
@@ -569,13 +615,13 @@ _FLAGS = {"no_block", "tcp_nodelay", "tcp_keepalive", "cas", "buffer_requests", 
           "auto_eject", "remove_failed"}
 
 
-def _word(v):
+def _word(v: object) -> str:
     if isinstance(v, bool):
         return "1" if v else "0"
     return str(v).replace(" ", "_")
 
 
-def _placement(calls):
+def _placement(calls: Sequence[Mapping[str, Any]]) -> Optional[str]:
     """The core's ``pylibmc:`` setting for the placement words of each call: the
     constructor's behaviors, then each later ``set_behaviors`` (``;`` between them, as the
     core reads them: before the servers, then on the client that has its servers); None
@@ -586,7 +632,7 @@ def _placement(calls):
     return "pylibmc:" + ";".join(groups) if any(groups) else None
 
 
-def _options(behaviors, calls):
+def _options(behaviors: Mapping[str, Any], calls: Sequence[Mapping[str, Any]]) -> Dict[str, Any]:
     """pylibmc behaviors -> mcpool.Client options (the core decides what they mean).
     behaviors: every behavior set so far (the last value of each); calls: the dicts of the
     constructor and of each later set_behaviors, in order (placement depends on it)."""
@@ -606,7 +652,7 @@ def _options(behaviors, calls):
     # the core's pylibmc preset holds pylibmc's defaults (placement, timeouts, layout, and
     # the dead-server rule: libmemcached disables a server for retry_timeout at its first
     # failure, the next calls raise ServerDown, whatever failure_limit says)
-    opts = {"preset": "pylibmc"}
+    opts: Dict[str, Any] = {"preset": "pylibmc"}
     placement = _placement(calls)
     if placement:
         opts["distribution"] = placement
@@ -668,7 +714,8 @@ def _options(behaviors, calls):
     return opts
 
 
-def _readback(b, calls, weights):
+def _readback(b: Mapping[str, Any], calls: Sequence[Mapping[str, Any]],
+              weights: Sequence[int]) -> Dict[str, Any]:
     """What get_behaviors() reports: pylibmc's defaults, the ones set (bools as 0/1), and
     for the placement words what libmemcached 1.1.4's memcached_behavior_get answers after
     pylibmc applied each call in its order (``all_behaviors``), the constructor's before
@@ -683,10 +730,10 @@ def _readback(b, calls, weights):
         if k in all_callbacks:
             continue
         out[k] = int(bool(v)) if k in _FLAGS else int(v) if isinstance(v, bool) else v
-    lm = {"hash": "default", "ketama_hash": 0, "distribution": "modula", "weighted": False,
-          "eject": 0}
+    lm: Dict[str, Any] = {"hash": "default", "ketama_hash": 0, "distribution": "modula",
+                          "weighted": False, "eject": 0}
 
-    def add_servers():
+    def add_servers() -> None:
         if lm["distribution"] != "modula" and any(w > 1 for w in weights):
             lm["weighted"] = True
 
@@ -725,18 +772,19 @@ def _readback(b, calls, weights):
     return out
 
 
-class BehaviorDict(dict):
+class BehaviorDict(dict[str, _typing.Any]):
     """behaviors as a dict; assigning a key or update() sets it on the client."""
 
-    def __init__(self, client, *args, **kwds):
+    def __init__(self, client: Client, *args: Any, **kwds: Any) -> None:
         super().__init__(*args, **kwds)
         self.client = client
 
-    def __setitem__(self, name, value):
+    def __setitem__(self, name: str, value: Any) -> None:
         super().__setitem__(name, value)
         self.client.set_behaviors({name: value})
 
-    def update(self, d):
+    # one positional argument, a mapping or (name, value) pairs (no keywords, as pylibmc's)
+    def update(self, d: Any) -> None:  # type: ignore[override]
         super().update(d)
         self.client.set_behaviors(dict(d))
 
@@ -746,14 +794,14 @@ class BehaviorDict(dict):
 # --------------------------------------------------------------------------------------------
 
 
-def _weight(w):
+def _weight(w: Union[str, SupportsInt]) -> int:
     """A pylibmc weight as the core's: libmemcached gives a weight of 0 its default, 1 (as the
     core's reading of a libmemcached configuration string does; tester finding migrate 4)."""
     w = int(w)
     return 1 if w == 0 else w
 
 
-def _server(spec):
+def _server(spec: object) -> Tuple[str, int]:
     """A pylibmc server spec -> (mcpool address, weight)."""
     _refuse_userinfo(spec)
     if isinstance(spec, tuple) and len(spec) == 3:  # (type, addr, port) as pylibmc's
@@ -797,14 +845,14 @@ def _server(spec):
 _MISS = object()
 
 
-def _prefix_arg(key_prefix):
+def _prefix_arg(key_prefix: object) -> None:
     """The multi calls' key_prefix as pylibmc parses it (``s#``): str or bytes; None and
     anything else raise its TypeError (leaving it out is no prefix)."""
     if not isinstance(key_prefix, (str, bytes)):
         raise TypeError("a bytes-like object is required, not '%s'" % type(key_prefix).__name__)
 
 
-def _key_ok(key, key_prefix=""):
+def _key_ok(key: object, key_prefix: object = "") -> bool:
     """pylibmc answers a miss / not stored for an empty key, without asking a server; under
     a multi call's non-empty key_prefix an empty key is the prefix itself, which pylibmc
     reads, stores and deletes (tester finding batches 1: it was a silent miss here)."""
@@ -817,7 +865,9 @@ class Client:
     One instance may be shared by threads (pylibmc's may not; its pools still work here).
     """
 
-    def __init__(self, servers, behaviors=None, binary=False, username=None, password=None):
+    def __init__(self, servers: Iterable[_ServerSpec], behaviors: Optional[Dict[str, Any]] = None,
+                 binary: SupportsIndex = False, username: Optional[str] = None,
+                 password: Optional[str] = None) -> None:
         overridden = [n for n in ("serialize", "deserialize") if hasattr(type(self), n)]
         if overridden:
             # pylibmc 1.6 calls a subclass's serialize(value) -> (bytes, flags) and
@@ -854,7 +904,7 @@ class Client:
             # pylibmc refuses a list of unix sockets and TCP servers together
             raise ValueError("can't mix transport types")
         self._auth = (username, password)
-        self._behaviors = {}
+        self._behaviors: Dict[str, Any] = {}
         if behaviors:
             self._behaviors.update(_numeric(behaviors))
         # the constructor's behaviors, then each set_behaviors call's: pylibmc applies the
@@ -863,7 +913,8 @@ class Client:
         self._calls = [dict(self._behaviors)]
         self._mc = self._build(self._behaviors, self._calls)
 
-    def _build(self, behaviors, calls):
+    def _build(self, behaviors: Mapping[str, Any],
+               calls: Sequence[Mapping[str, Any]]) -> _mcpool.Client:
         addrs = [a for a, _ in self._servers]
         weights = [w for _, w in self._servers]
         opts = _options(behaviors, calls)
@@ -877,13 +928,14 @@ class Client:
         except _mcpool.Error as e:
             raise _translate(e) from None
 
-    def _call(self, fn, *args, _keys=(), _prefix=None, **kw):
+    def _call(self, fn: Callable[..., _T], *args: Any, _keys: Iterable[object] = (),
+              _prefix: object = None, **kw: Any) -> _T:
         try:
             return fn(*args, **kw)
         except _mcpool.Error as e:
             raise _translate(e, _keys, _prefix) from None
 
-    def _read(self, fn, key, miss, *args):
+    def _read(self, fn: Callable[..., _T], key: _Key, miss: _M, *args: Any) -> Union[_T, _M]:
         """A one-key read: a key the core refuses is a miss unless pylibmc finds it too long
         (_refused_key); an error reply or garbage is a miss, as pylibmc (_READ_MISS)."""
         try:
@@ -900,11 +952,11 @@ class Client:
 
     # -- behaviors ---------------------------------------------------------------------------
 
-    def get_behaviors(self):
+    def get_behaviors(self) -> BehaviorDict:
         return BehaviorDict(self, _readback(self._behaviors, self._calls,
                                             [w for _, w in self._servers]))
 
-    def set_behaviors(self, behaviors):
+    def set_behaviors(self, behaviors: Optional[Dict[str, Any]]) -> None:
         """As pylibmc: the behaviors are applied to the client that has its servers (so
         ``mc.behaviors = {"ketama": True}`` is not ``behaviors={"ketama": True}`` given to
         the constructor when a weight is above 1); a behavior that changes the
@@ -918,13 +970,20 @@ class Client:
         mc = self._build(new, calls)  # raises before anything changes
         self._behaviors, self._calls, self._mc = new, calls, mc
 
-    behaviors = property(get_behaviors, set_behaviors)
+    if _typing.TYPE_CHECKING:  # the property below, its setter taking what set_behaviors does
+        @property
+        def behaviors(self) -> BehaviorDict: ...
+
+        @behaviors.setter
+        def behaviors(self, behaviors: Optional[Dict[str, Any]]) -> None: ...
+    else:
+        behaviors = property(get_behaviors, set_behaviors)
 
     @property
-    def behaviours(self):
+    def behaviours(self) -> NoReturn:
         raise AttributeError("nobody uses british spellings")
 
-    def clone(self):
+    def clone(self) -> Self:
         """A client of the same servers and behaviors; it shares this one's connection pools
         (an mcpool client is thread-safe) until either's behaviors change."""
         c = object.__new__(type(self))
@@ -936,24 +995,24 @@ class Client:
 
     # -- reads -------------------------------------------------------------------------------
 
-    def get(self, key, default=None):
+    def get(self, key: _Key, default: Any = None) -> Any:
         if not _key_ok(key):
             return default
         return self._read(self._mc.get, key, default, default)
 
-    def _require_cas(self, call):
+    def _require_cas(self, call: str) -> None:
         """pylibmc's gets and cas need the ``cas`` behavior (libmemcached asks memcached for
         CAS values only then): without it they raise ValueError, whatever the key."""
         if not self._behaviors.get("cas"):
             raise ValueError("%s without cas behavior" % call)
 
-    def gets(self, key):
+    def gets(self, key: _Key) -> Tuple[Any, Optional[int]]:
         if not _key_ok(key):
             return (None, None)
         self._require_cas("gets")
         return self._read(self._mc.gets, key, (None, None))
 
-    def get_multi(self, keys, key_prefix=""):
+    def get_multi(self, keys: Iterable[_KT], key_prefix: _Key = "") -> Dict[_KT, Any]:
         """The keys found; a key the core refuses (a space, a control byte) is left out, as
         pylibmc's answer has nothing for it. As pylibmc, nothing is asked when a key is not
         str or bytes (TypeError), a str UTF-8 cannot encode (UnicodeEncodeError) or too long
@@ -996,7 +1055,8 @@ class Client:
 
     # -- stores ------------------------------------------------------------------------------
 
-    def _store(self, fn, key, val, time, min_compress_len, compress_level):
+    def _store(self, fn: Callable[..., bool], key: _Key, val: Any, time: SupportsIndex,
+               min_compress_len: SupportsIndex, compress_level: SupportsIndex) -> bool:
         time = _time(time)
         mcl, level = _compression(min_compress_len, compress_level)
         if not _key_ok(key):
@@ -1004,13 +1064,17 @@ class Client:
         return self._call(fn, key, val, time=time, min_compress_len=mcl,
                           compress_level=level, _keys=[key])
 
-    def set(self, key, val, time=0, min_compress_len=0, compress_level=-1):
+    def set(self, key: _Key, val: Any, time: SupportsIndex = 0,
+            min_compress_len: SupportsIndex = 0, compress_level: SupportsIndex = -1) -> bool:
         return self._store(self._mc.set, key, val, time, min_compress_len, compress_level)
 
-    def add(self, key, val, time=0, min_compress_len=0, compress_level=-1):
+    def add(self, key: _Key, val: Any, time: SupportsIndex = 0,
+            min_compress_len: SupportsIndex = 0, compress_level: SupportsIndex = -1) -> bool:
         return self._store(self._mc.add, key, val, time, min_compress_len, compress_level)
 
-    def replace(self, key, val, time=0, min_compress_len=0, compress_level=-1):
+    def replace(self, key: _Key, val: Any, time: SupportsIndex = 0,
+                min_compress_len: SupportsIndex = 0,
+                compress_level: SupportsIndex = -1) -> bool:
         """False when the key is missing; on the binary protocol NotFound, as pylibmc
         (libmemcached's binary replace fails with MEMCACHED_NOTFOUND, error 16)."""
         r = self._store(self._mc.replace, key, val, time, min_compress_len, compress_level)
@@ -1018,22 +1082,24 @@ class Client:
             raise NotFound("error 16 from memcached_replace")
         return r
 
-    def append(self, key, val):
+    def append(self, key: _Key, val: Union[bytes, str, int]) -> bool:
         return _key_ok(key) and self._call(self._mc.append, key, _appended(val), _keys=[key])
 
-    def prepend(self, key, val):
+    def prepend(self, key: _Key, val: Union[bytes, str, int]) -> bool:
         return _key_ok(key) and self._call(self._mc.prepend, key, _appended(val), _keys=[key])
 
-    def cas(self, key, val, cas, time=0):
+    def cas(self, key: _Key, val: Any, cas: int, time: SupportsIndex = 0) -> bool:
         time = _time(time)
         self._require_cas("cas")
         r = self._call(self._mc.cas, key, val, cas, time=time, _keys=[key])
         if r is None:
-            raise NotFound("error 16 from memcached_cas(%s)" % (key,))
+            # (a bytes key shown as b'...', as before)
+            raise NotFound("error 16 from memcached_cas(%s)" % (key,))  # type: ignore[str-bytes-safe]
         return r
 
-    def _store_multi(self, fn, call, mapping, time, key_prefix, min_compress_len,
-                     compress_level):
+    def _store_multi(self, fn: Callable[..., List[Any]], call: str, mapping: Mapping[_KT, Any],
+                     time: SupportsIndex, key_prefix: _Key, min_compress_len: SupportsIndex,
+                     compress_level: SupportsIndex) -> List[_KT]:
         """An empty key is not stored (pylibmc lists it as failed, asking no server). A key
         whose server is down or does not answer, whose value is too large (refused here or
         by memcached), or whose store the server answers with an error (SERVER_ERROR,
@@ -1050,7 +1116,7 @@ class Client:
         empty = [k for k in mapping if not _key_ok(k, key_prefix)]
         if empty:
             mapping = {k: v for k, v in mapping.items() if _key_ok(k, key_prefix)}
-        errors = {}
+        errors: Dict[Any, _mcpool.Error] = {}
         failed = self._call(fn, mapping, time=time, key_prefix=key_prefix or "",
                             min_compress_len=mcl, compress_level=level, _failed=errors,
                             _keys=list(mapping), _prefix=key_prefix) if mapping else []
@@ -1060,8 +1126,9 @@ class Client:
                 raise _translate(e, [k], key_prefix) from None
         return empty + list(failed)
 
-    def set_multi(self, mapping, time=0, key_prefix="", min_compress_len=0,
-                  compress_level=-1):
+    def set_multi(self, mapping: Mapping[_KT, Any], time: SupportsIndex = 0,
+                  key_prefix: _Key = "", min_compress_len: SupportsIndex = 0,
+                  compress_level: SupportsIndex = -1) -> List[_KT]:
         """Stores each pair (one pipelined round trip per server); the list of keys not
         stored. A key pylibmc refuses before sending (too long, key_prefix included:
         ValueError; not str or bytes: TypeError; a lone surrogate: UnicodeEncodeError)
@@ -1069,8 +1136,9 @@ class Client:
         return self._store_multi(self._mc.set_multi, "set_multi", mapping, time, key_prefix,
                                  min_compress_len, compress_level)
 
-    def add_multi(self, mapping, time=0, key_prefix="", min_compress_len=0,
-                  compress_level=-1):
+    def add_multi(self, mapping: Mapping[_KT, Any], time: SupportsIndex = 0,
+                  key_prefix: _Key = "", min_compress_len: SupportsIndex = 0,
+                  compress_level: SupportsIndex = -1) -> List[_KT]:
         """Adds each pair (one pipelined round trip per server); the list of keys not stored
         (they existed). A key pylibmc refuses before sending raises first, as set_multi."""
         return self._store_multi(self._mc.add_multi, "add_multi", mapping, time, key_prefix,
@@ -1078,24 +1146,26 @@ class Client:
 
     # -- deletes, counters, touch ------------------------------------------------------------
 
-    def delete(self, key):
+    def delete(self, key: _Key) -> bool:
         return _key_ok(key) and self._call(self._mc.delete, key, _keys=[key])
 
-    def _first_refused(self, call, keys, key_prefix, with_prefix=True):
+    def _first_refused(self, call: str, keys: Sequence[object], key_prefix: _Key,
+                       with_prefix: bool = True) -> Optional[Tuple[int, BaseException]]:
         """_refused_before_sending for the keys (a list) of the multi call `call`, as the
         core finds them (``mcpool.Client._key_errors``, no I/O), its messages naming call."""
         errors = self._mc._key_errors(keys, key_prefix=key_prefix or "", call=call)
         return None if errors is None else \
             _refused_before_sending(errors, keys, key_prefix, with_prefix)
 
-    def _refuse_first(self, call, keys, key_prefix):
+    def _refuse_first(self, call: str, keys: Iterable[object], key_prefix: _Key) -> None:
         """Raises pylibmc's exception for the first of keys it refuses before sending the
         batch `call` (set_multi, add_multi: nothing sent)."""
         first = self._first_refused(call, list(keys), key_prefix)
         if first is not None:
             raise first[1]
 
-    def delete_multi(self, keys, time=None, key_prefix=""):
+    def delete_multi(self, keys: Iterable[_Key], time: Any = None,
+                     key_prefix: _Key = "") -> bool:
         """True when every key was deleted; an empty key is not (False, as pylibmc). pylibmc
         deletes the keys one after the other, so a key listed twice is not deleted the
         second time: False (mcpool.Client counts it once). A key pylibmc refuses before
@@ -1117,7 +1187,8 @@ class Client:
                 for k in good if isinstance(k, (str, bytes))}
         return r and len(good) == len(keys) and len(wire) == len(good)
 
-    def _counter_call(self, fn, *args, _keys=(), _prefix=None, **kw):
+    def _counter_call(self, fn: Callable[..., _T], *args: Any, _keys: Iterable[object] = (),
+                      _prefix: object = None, **kw: Any) -> _T:
         """A counter call; on the binary protocol memcached's refusal of a value that is not
         a number (its status 6, the core's MCPOOL_CLIENT_ERROR) is UnknownReadFailure, as
         pylibmc (libmemcached reads that status as MEMCACHED_UNKNOWN_READ_FAILURE); on
@@ -1127,25 +1198,27 @@ class Client:
         except _mcpool.Error as e:
             raise self._counter_error(e, _keys, _prefix) from None
 
-    def _counter_error(self, e, keys=(), prefix=None):
+    def _counter_error(self, e: BaseException, keys: Iterable[object] = (),
+                       prefix: object = None) -> BaseException:
         """The pylibmc exception for a counter's mcpool exception e (_counter_call's)."""
         if self.binary and getattr(e, "status_name", None) == "MCPOOL_CLIENT_ERROR":
             return _with_status(UnknownReadFailure(str(e)), e)
         return _translate(e, keys, prefix)
 
-    def _counter(self, fn, key, delta):
+    def _counter(self, fn: Callable[..., Optional[int]], key: _Key,
+                 delta: SupportsIndex) -> int:
         r = self._counter_call(fn, key, _delta(delta), _keys=[key])
         if r is None:
             raise NotFound("1 keys not found")
         return r
 
-    def incr(self, key, delta=1):
+    def incr(self, key: _Key, delta: SupportsIndex = 1) -> int:
         return self._counter(self._mc.incr, key, delta)
 
-    def decr(self, key, delta=1):
+    def decr(self, key: _Key, delta: SupportsIndex = 1) -> int:
         return self._counter(self._mc.decr, key, delta)
 
-    def incr_multi(self, keys, key_prefix="", delta=1):
+    def incr_multi(self, keys: Iterable[_Key], key_prefix: _Key = "", delta: int = 1) -> None:
         """Increments every key by delta (one pipelined round trip per server); NotFound
         (counting them) when some were missing. As pylibmc, which checks every key before
         it sends any, a key too long (ValueError: the key itself; one only the key_prefix
@@ -1172,7 +1245,8 @@ class Client:
         if missing:
             raise NotFound("%d keys not found" % missing)
 
-    def _incr_multi_error(self, results, keys, key_prefix):
+    def _incr_multi_error(self, results: List[Any], keys: Sequence[object],
+                          key_prefix: object) -> BaseException:
         """pylibmc's exception for an incr_multi some of whose keys failed with an error
         (results: mcpool's, each key's new value, None when missing, or its exception).
         pylibmc 1.6.3 increments every key and raises "N keys failed" (N the failed and the
@@ -1197,13 +1271,13 @@ class Client:
             return NotFound(text)
         return Error(text)
 
-    def touch(self, key, time):
+    def touch(self, key: _Key, time: int) -> bool:
         time = _time(time, touch=True)
         return _key_ok(key) and self._call(self._mc.touch, key, time, _keys=[key])
 
     # -- cluster -----------------------------------------------------------------------------
 
-    def hash(self, key):
+    def hash(self, key: _Key) -> int:
         """The index of the server ``key`` goes to, as pylibmc's ``hash(key)``
         (libmemcached's ``memcached_generate_hash``): the core's placement, the key as a
         command sends it, no I/O (``mcpool.Client.server_for``, by its index in the server
@@ -1219,7 +1293,8 @@ class Client:
             raise TypeError("a bytes-like object is required, not '%s'" % type(key).__name__)
         return self._call(self._mc._server_index, key, call="hash", _keys=[key])
 
-    def get_stats(self, args=None):
+    def get_stats(self, args: Optional[Union[str, bytes]] = None
+                  ) -> List[Tuple[bytes, Dict[str, bytes]]]:
         """``[(b"host:port (i)", {name: value}), ...]`` as pylibmc: the label bytes, i the
         server's index, each name a str and each value bytes. Every stat the server sends
         (pylibmc has libmemcached's 22 of them, the same names). A server that did not
@@ -1233,7 +1308,7 @@ class Client:
                         {k: v.encode() for k, v in d.items()}))
         return out
 
-    def flush_all(self, time=0):
+    def flush_all(self, time: int = 0) -> bool:
         """A negative time flushes now, as pylibmc (the core's rule for signed delays). A
         server that fails, down, silent or answering an error (``flush_all not allowed``
         from a memcached started with -F), raises ``SomeErrors``, as pylibmc (the others
@@ -1250,39 +1325,39 @@ class Client:
                 raise _some_errors("flush_all", e) from None
             raise _translate(e) from None
 
-    def disconnect_all(self):
+    def disconnect_all(self) -> None:
         """Closes the connections, as pylibmc (memcached_quit): the idle ones now, those in
         use when their call ends; the next call opens new ones (mcpool.Client.disconnect_all)."""
         self._mc.disconnect_all()
 
     # -- mapping interface -------------------------------------------------------------------
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: _Key) -> Any:
         value = self.get(key, _MISS)
         if value is _MISS:
             raise KeyError(key)
         return value
 
-    def __setitem__(self, key, value):
+    def __setitem__(self, key: _Key, value: Any) -> None:
         if not self.set(key, value):
             raise KeyError("failed setting %r" % (key,))
 
-    def __delitem__(self, key):
+    def __delitem__(self, key: _Key) -> None:
         if not self.delete(key):
             raise KeyError(key)
 
-    def __contains__(self, key):
+    def __contains__(self, key: _Key) -> bool:
         return self.get(key, _MISS) is not _MISS
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "%s(%r, binary=%r)" % (type(self).__name__, self.addresses, self.binary)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "<%s for %s, binary=%r>" % (type(self).__name__,
                                            ", ".join(map(str, self.addresses)), self.binary)
 
 
-def _delta(delta):
+def _delta(delta: SupportsIndex) -> int:
     """pylibmc's parsing of incr/decr's delta, a C int (PyArg_ParseTuple "i"): anything
     without ``__index__`` (a str, a float, None) TypeError, outside a C int OverflowError,
     below 0 ValueError, each with pylibmc's message; a bool is its int."""
@@ -1298,13 +1373,13 @@ def _delta(delta):
     return d
 
 
-def _some_errors(what, e):
+def _some_errors(what: str, e: BaseException) -> SomeErrors:
     """pylibmc's SomeErrors for a call to every server (get_stats, flush_all) that one
     server failed: e that server's mcpool exception."""
     return _with_status(SomeErrors("error 19 from %s: %s" % (what, e)), e)
 
 
-def _appended(val):
+def _appended(val: object) -> Union[bytes, str]:
     """What pylibmc appends (prepends) for val: the body it would store, without the flags
     (memcached keeps the old value's). bytes and str (subclasses too) as they are; an int
     (a bool, an IntEnum: pylibmc's PyLong_Check) as its decimal digits, as pylibmc stores
@@ -1320,7 +1395,8 @@ def _appended(val):
                     "the value unreadable" % type(val).__name__)
 
 
-def _compression(min_compress_len, compress_level):
+def _compression(min_compress_len: SupportsIndex,
+                 compress_level: SupportsIndex) -> Tuple[Optional[int], Optional[int]]:
     """pylibmc's per-call min_compress_len and compress_level as mcpool's: zlib from
     min_compress_len bytes (0: none) at compress_level (-1: zlib's default, 0: not
     compressed, 1 to 9); another level is pylibmc's ValueError. A negative min_compress_len
@@ -1337,7 +1413,7 @@ def _compression(min_compress_len, compress_level):
     return min_compress_len, (None if compress_level < 0 else compress_level)
 
 
-def _numeric(behaviors):
+def _numeric(behaviors: Any) -> Dict[str, Any]:
     """One call's behaviors checked as pylibmc checks them, in its order: an unknown name
     ValueError; a ``hash`` or ``distribution`` word not in its table KeyError (pylibmc's
     lookup by name: a number too); then every behavior but those and
@@ -1387,16 +1463,16 @@ _INT32_BEHAVIORS = frozenset(["connect_timeout", "_poll_timeout", "retry_timeout
 # --------------------------------------------------------------------------------------------
 
 
-class ClientPool(_queue.Queue):
+class ClientPool(_queue.Queue[Client]):
     """A queue of clients: ``with pool.reserve() as mc: ...`` takes one and puts it back."""
 
-    def __init__(self, mc=None, n_slots=0):
+    def __init__(self, mc: Optional[Client] = None, n_slots: int = 0) -> None:
         _queue.Queue.__init__(self, n_slots)
         if mc is not None and n_slots:
             self.fill(mc, n_slots)
 
     @_contextlib.contextmanager
-    def reserve(self, block=False):
+    def reserve(self, block: bool = False) -> Iterator[Client]:
         """A client from the pool; with ``block`` waits for one when all are taken (else
         ``queue.Empty``, as pylibmc)."""
         mc = self.get(block)
@@ -1405,29 +1481,29 @@ class ClientPool(_queue.Queue):
         finally:
             self.put(mc)
 
-    def fill(self, mc, n_slots):
+    def fill(self, mc: Client, n_slots: int) -> None:
         """Puts ``n_slots`` clones of ``mc`` into the pool."""
         for _ in range(n_slots):
             self.put(mc.clone())
 
 
-class ThreadMappedPool(dict):
+class ThreadMappedPool(dict[_typing.Optional[int], Client]):
     """One client per thread, cloned from ``master`` on a thread's first ``reserve()``;
     ``relinquish()`` drops the calling thread's."""
 
-    def __new__(cls, master):
+    def __new__(cls, master: Client) -> Self:
         return super().__new__(cls)
 
-    def __init__(self, master):
+    def __init__(self, master: Client) -> None:
         super().__init__()
         self.master = master
 
     @property
-    def current_key(self):
+    def current_key(self) -> Optional[int]:
         return _threading.current_thread().ident
 
     @_contextlib.contextmanager
-    def reserve(self):
+    def reserve(self) -> Iterator[Client]:
         key = self.current_key
         mc = self.pop(key, None)
         if mc is None:
@@ -1437,14 +1513,15 @@ class ThreadMappedPool(dict):
         finally:
             self[key] = mc
 
-    def relinquish(self):
+    def relinquish(self) -> Optional[Client]:
         return self.pop(self.current_key, None)
 
 
 server_type_map = {"tcp": server_type_tcp, "udp": server_type_udp, "unix": server_type_unix}
 
 
-def translate_server_spec(server, port=11211, weight=1):
+def translate_server_spec(server: str, port: Union[int, str] = 11211,
+                          weight: Union[int, str] = 1) -> Tuple[int, str, int, int]:
     """pylibmc's normalization of a server spec: ``(type, address, port, weight)``, type
     ``server_type_tcp``/``_udp``/``_unix`` (``"/path"`` is a socket, port 0; ``"udp:h"``;
     ``"h:port:weight"``, ``"[v6]:port:weight"``), as ``pylibmc.client.translate_server_spec``."""
@@ -1467,7 +1544,8 @@ def translate_server_spec(server, port=11211, weight=1):
     return (server_type_map[kind], str(addr), int(port), int(weight))
 
 
-def translate_server_specs(servers):
+def translate_server_specs(servers: Iterable[Union[str, Tuple[int, str, int]]]
+                           ) -> List[Union[Tuple[int, str, int], Tuple[int, str, int, int]]]:
     """Each of ``servers`` by ``translate_server_spec``; a 3-tuple is taken as it is."""
     return [s if isinstance(s, tuple) and len(s) == 3 else translate_server_spec(s)
             for s in servers]
@@ -1485,7 +1563,7 @@ client = _submodule(__name__, "client", "pylibmc.client's names.", globals(),
                                "translate_server_spec", "translate_server_specs"])
 
 
-def build_info():
+def build_info() -> str:
     return ("pylibmc %s for libmemcached %s (compression=%s, sasl=%s)"
             % (__version__, libmemcached_version, support_compression, support_sasl))
 

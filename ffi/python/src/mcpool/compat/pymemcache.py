@@ -172,6 +172,8 @@ What differs:
   not sent: it answers None for a missing key, False for an existing one, as memcached
   would.
 """
+from __future__ import annotations
+
 import functools as _functools
 import inspect as _inspect
 import io as _io
@@ -182,10 +184,36 @@ import pickle as _pickle
 import socket as _socket
 import sys as _sys
 import time as _time
+import typing as _typing
 
 import mcpool as _mcpool
 from mcpool.compat import exptime as _exptime, socket_address as _socket_address
 from mcpool.compat import refuse_userinfo as _refuse_userinfo, submodule as _submodule_of
+
+if _typing.TYPE_CHECKING:
+    import ssl
+    from types import ModuleType
+    from typing import (AbstractSet, Any, Callable, Dict, Iterable, List, Mapping, NoReturn,
+                        Optional, Sequence, Tuple, Type, TypeVar, Union)
+
+    # a key: str (sent as UTF-8 or ASCII, allow_unicode_keys) or bytes, as pymemcache takes one
+    _Key = Union[str, bytes]
+    # a server: (host, port), [host, port], "host:port", "[v6]:port", "host" (port 11211), a
+    # unix socket's "/path" or "unix:PATH"
+    _ServerSpec = Union[str, Tuple[str, Union[int, str]], List[Any]]
+    # serde=: pickle_serde, PickleSerde(pickle_version), or pymemcache's own (refused: any
+    # other); socket_keepalive=: KeepaliveOpts, this module's or pymemcache's own
+    _Serde = Any
+    _KeepaliveOpts = Any
+    # retry_for= and do_not_retry_for=: a tuple, set or list of exception classes
+    _ExceptionClasses = Union[Sequence[Type[Exception]], AbstractSet[Type[Exception]]]
+    # the (bytes, flags) a serializer makes: an int's digits as str, as pymemcache's
+    _Serialized = Tuple[Union[bytes, str], int]
+    _T = TypeVar("_T")
+    _U = TypeVar("_U")
+    _D = TypeVar("_D")
+    # a multi call's keys: its answer is keyed by them as given
+    _KT = TypeVar("_KT", bound=Union[str, bytes])
 
 __version__ = "3.5.2"
 
@@ -241,7 +269,8 @@ FLAG_TEXT = 1 << 4
 DEFAULT_PICKLE_VERSION = _pickle.HIGHEST_PROTOCOL
 
 
-def _python_memcache_serializer(key, value, pickle_version=None):
+def _python_memcache_serializer(key: object, value: Any,
+                                pickle_version: Optional[int] = None) -> _Serialized:
     """pymemcache's: (bytes, flags) of value in pickle_serde's layout."""
     value_type = type(value)
     if value_type is bytes:
@@ -255,7 +284,8 @@ def _python_memcache_serializer(key, value, pickle_version=None):
     return output.getvalue(), FLAG_PICKLE
 
 
-def get_python_memcache_serializer(pickle_version=DEFAULT_PICKLE_VERSION):
+def get_python_memcache_serializer(pickle_version: Optional[int] = DEFAULT_PICKLE_VERSION
+                                   ) -> _functools.partial[_Serialized]:
     """Return a serializer using a specific pickle version"""
     return _functools.partial(_python_memcache_serializer, pickle_version=pickle_version)
 
@@ -263,7 +293,7 @@ def get_python_memcache_serializer(pickle_version=DEFAULT_PICKLE_VERSION):
 python_memcache_serializer = get_python_memcache_serializer()
 
 
-def python_memcache_deserializer(key, value, flags):
+def python_memcache_deserializer(key: object, value: bytes, flags: int) -> Any:
     """pymemcache's: the value of (bytes, flags) in pickle_serde's layout."""
     if flags == 0:
         return value
@@ -284,14 +314,14 @@ class PickleSerde:
     """pymemcache's ``PickleSerde(pickle_version)``: given as ``serde=``, values are stored
     in its layout by the core (the ``pymemcache`` value format) at its pickle version."""
 
-    def __init__(self, pickle_version=DEFAULT_PICKLE_VERSION):
+    def __init__(self, pickle_version: Optional[int] = DEFAULT_PICKLE_VERSION) -> None:
         self.pickle_version = pickle_version
         self._serialize_func = get_python_memcache_serializer(pickle_version)
 
-    def serialize(self, key, value):
+    def serialize(self, key: object, value: Any) -> _Serialized:
         return self._serialize_func(key, value)
 
-    def deserialize(self, key, value, flags):
+    def deserialize(self, key: object, value: bytes, flags: int) -> Any:
         return python_memcache_deserializer(key, value, flags)
 
 
@@ -299,14 +329,15 @@ class LegacyWrappingSerde:
     """pymemcache's wrapper of ``serializer``/``deserializer`` functions (only the
     ``python_memcache_*`` pair is accepted by the clients)."""
 
-    def __init__(self, serializer_func, deserializer_func):
+    def __init__(self, serializer_func: Optional[Callable[[Any, Any], Any]],
+                 deserializer_func: Optional[Callable[[Any, Any, int], Any]]) -> None:
         self.serialize = serializer_func or self._default_serialize
         self.deserialize = deserializer_func or self._default_deserialize
 
-    def _default_serialize(self, key, value):
+    def _default_serialize(self, key: object, value: Any) -> Tuple[Any, int]:
         return value, 0
 
-    def _default_deserialize(self, key, value, flags):
+    def _default_deserialize(self, key: object, value: Any, flags: int) -> Any:
         return value
 
 
@@ -319,7 +350,7 @@ serde = _submodule_of(__name__, "serde", "pymemcache.serde's names, over mcpool.
                        "PickleSerde", "LegacyWrappingSerde", "pickle_serde"])
 
 
-def _pickle_version(given, serializer, deserializer):
+def _pickle_version(given: Any, serializer: Any, deserializer: Any) -> Optional[int]:
     """None (no serde: bytes under flags 0) or the pickle version of pickle_serde's layout,
     from the arguments; anything else is refused."""
     if given is not None:
@@ -347,7 +378,7 @@ def _pickle_version(given, serializer, deserializer):
     return _checked_version(serializer.keywords.get("pickle_version", DEFAULT_PICKLE_VERSION))
 
 
-def _checked_version(version):
+def _checked_version(version: Optional[int]) -> int:
     if version is None:  # pickle.Pickler(f, None): the default protocol
         return _pickle.DEFAULT_PROTOCOL
     return version
@@ -358,7 +389,7 @@ def _checked_version(version):
 # --------------------------------------------------------------------------------------------
 
 
-def check_key_helper(key, allow_unicode_keys, key_prefix=b""):
+def check_key_helper(key: _Key, allow_unicode_keys: bool, key_prefix: bytes = b"") -> bytes:
     """pymemcache's key check: the key with key_prefix, as bytes, or
     MemcacheIllegalInputError."""
     if allow_unicode_keys:
@@ -382,7 +413,14 @@ def check_key_helper(key, allow_unicode_keys, key_prefix=b""):
     return key
 
 
-def normalize_server_spec(server):
+@_typing.overload
+def normalize_server_spec(server: None) -> None: ...
+@_typing.overload
+def normalize_server_spec(server: _ServerSpec) -> Union[str, Tuple[Any, ...]]: ...
+
+
+def normalize_server_spec(server: Optional[_ServerSpec]
+                          ) -> Union[str, Tuple[Any, ...], None]:
     """pymemcache's: (host, port), or a unix socket's path."""
     if isinstance(server, tuple) or server is None:
         return server
@@ -395,6 +433,7 @@ def normalize_server_spec(server):
         return server[5:]
     if server.startswith("/"):
         return server
+    port: Union[int, str]
     if ":" not in server or server.endswith("]"):
         host, port = server, 11211
     else:
@@ -405,7 +444,7 @@ def normalize_server_spec(server):
     return (host, port)
 
 
-def _address(server, relative_socket=False):
+def _address(server: Union[str, Tuple[Any, ...]], relative_socket: bool = False) -> str:
     """mcpool's address of a normalized server spec. A str is a unix socket's path, given
     to the core as unix:PATH so that ":2" in it stays the path (tester finding addresses 1);
     a relative one (``unix:NAME``) is a socket in the working directory for ``Client``
@@ -431,7 +470,7 @@ def _address(server, relative_socket=False):
     return server
 
 
-def _ipv6(host):
+def _ipv6(host: str) -> bool:
     """Whether host is an IPv6 address (with a zone: ``fe80::1%eth0``)."""
     try:
         _ipaddress.IPv6Address(host)
@@ -440,7 +479,7 @@ def _ipv6(host):
     return True
 
 
-def _hashed(server):
+def _hashed(server: _T) -> _T:
     """server (normalized), refused when HashClient would name it otherwise than mcpool
     places it: a (host, port) tuple whose port is text other than its number's ("027431"),
     which pymemcache hashes as written where mcpool's rendezvous placement reads the
@@ -454,7 +493,7 @@ def _hashed(server):
     return server
 
 
-def _given(server, port):
+def _given(server: Any, port: Optional[Union[int, str]]) -> Any:
     """add_server's and remove_server's server, normalized: ``(host, port)``, or ``host``
     with ``port`` (then a string, as pymemcache requires)."""
     if port is not None:
@@ -464,14 +503,14 @@ def _given(server, port):
     return normalize_server_spec(server)
 
 
-def _node(server):
+def _node(server: object) -> Any:
     """pymemcache HashClient's name of a server (its client key)."""
     if isinstance(server, (list, tuple)) and len(server) == 2:
         return "%s:%s" % tuple(server)
     return server
 
 
-def _integer(value, name):
+def _integer(value: object, name: str) -> int:
     """pymemcache's _check_integer, and the int memcached reads: a bool, which pymemcache
     sends as "True", is memcached's CLIENT_ERROR."""
     if not isinstance(value, int):
@@ -481,7 +520,7 @@ def _integer(value, name):
     return value
 
 
-def _cas(cas):
+def _cas(cas: object) -> int:
     """pymemcache's _check_cas, as an int."""
     if isinstance(cas, (int, str)):
         try:
@@ -497,8 +536,9 @@ def _cas(cas):
     return int(cas)
 
 
-def _mapped(e):
+def _mapped(e: BaseException) -> BaseException:
     """The exception a pymemcache caller catches for the core's error e."""
+    new: BaseException
     name = getattr(e, "status_name", None)
     cls = getattr(e, "status_class", None)
     if isinstance(e, _mcpool.ConnectionError):
@@ -534,7 +574,7 @@ def _mapped(e):
     return new
 
 
-def _unknown_group(e):
+def _unknown_group(e: BaseException) -> BaseException:
     """memcached's answer to a stats group it does not have, ``ERROR``: pymemcache raises
     ``MemcacheUnknownCommandError`` for it (tester finding pymc 6); any other error as it is."""
     if ("the server has no such statistics" in str(e)
@@ -545,21 +585,21 @@ def _unknown_group(e):
     return e
 
 
-def _not_unpickled(e):
+def _not_unpickled(e: BaseException) -> bool:
     """The core's error for a pickle that does not load: pymemcache reads it as None."""
     return (getattr(e, "status_name", None) == "MCPOOL_VALUE_FORMAT"
             and isinstance(e.__cause__, Exception))
 
 
-def _dead(e):
+def _dead(e: object) -> bool:
     """The core's "server marked dead, not tried": pymemcache's retry window."""
     return getattr(e, "status_name", None) == "MCPOOL_SERVER_DEAD"
 
 
-def _failures(e):
+def _failures(e: BaseException) -> List[BaseException]:
     """The failures the core's error e carries: each failed key's or server's exception
     (its ``results`` or ``errors``), or e itself."""
-    found = []
+    found: List[BaseException] = []
     for attr in ("results", "errors"):
         d = getattr(e, attr, None)
         if isinstance(d, dict):
@@ -571,7 +611,7 @@ _KEEPALIVE_PROBES = "/proc/sys/net/ipv4/tcp_keepalive_probes"
 _MAX_KEEPIDLE = 32767  # the kernel's MAX_TCP_KEEPIDLE
 
 
-def _keepalive(opts):
+def _keepalive(opts: Optional[_KeepaliveOpts]) -> Dict[str, Any]:
     """The core's options for pymemcache's ``socket_keepalive``, a ``KeepaliveOpts`` (its
     own or this module's): SO_KEEPALIVE, the first probe after ``idle`` seconds without
     traffic (``tcp_keepalive``, ``tcp_keepidle``). The core sends the next probes ``idle``
@@ -613,14 +653,17 @@ def _keepalive(opts):
     return {"tcp_keepalive": True, "tcp_keepidle": int(idle)}
 
 
-def _seconds(value, name):
+def _seconds(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError("%s must be a number of seconds, not %r" % (name, value))
     return value
 
 
-def _client_options(serde_, serializer, deserializer, connect_timeout, timeout, socket_module,
-                    socket_keepalive, key_prefix, tls_context):
+def _client_options(serde_: Optional[_Serde], serializer: Any, deserializer: Any,
+                    connect_timeout: Optional[float], timeout: Optional[float],
+                    socket_module: object, socket_keepalive: Optional[_KeepaliveOpts],
+                    key_prefix: object, tls_context: object
+                    ) -> Tuple[Dict[str, Any], Optional[int], bytes]:
     """What the arguments every pymemcache client takes ask of the core: (mcpool.Client's
     options, the pickle version or None (no serde), ``key_prefix`` as bytes). The
     ``pymemcache`` preset, the value layout, timeouts, keepalive, ``key_prefix``;
@@ -638,7 +681,7 @@ def _client_options(serde_, serializer, deserializer, connect_timeout, timeout, 
         key_prefix = key_prefix.encode("ascii")
     if not isinstance(key_prefix, bytes):
         raise TypeError("key_prefix should be bytes.")
-    opts = {"preset": "pymemcache"}
+    opts: Dict[str, Any] = {"preset": "pymemcache"}
     if version is None:
         # bytes in, bytes out, whatever the flags: pymemcache without a serde
         opts["value_format"] = "libmemcached"
@@ -658,7 +701,7 @@ def _client_options(serde_, serializer, deserializer, connect_timeout, timeout, 
     return opts, version, key_prefix
 
 
-_STAT_TYPES = {
+_STAT_TYPES: Dict[bytes, Callable[[bytes], Any]] = {
     b"version": bytes,
     b"rusage_user": lambda v: float(v.replace(b":", b".")),
     b"rusage_system": lambda v: float(v.replace(b":", b".")),
@@ -688,16 +731,24 @@ class _ItemAccess:
     """pymemcache's item access on its clients: ``mc[k] = v`` (a ``set`` with ``noreply``),
     ``mc[k]`` (``KeyError`` on a miss), ``del mc[k]`` (a ``delete`` with ``noreply``)."""
 
-    def __setitem__(self, key, value):
+    if _typing.TYPE_CHECKING:  # the client's own (RetryingClient: its client's, by __getattr__)
+        def set(self, key: _Key, value: Any, expire: int = 0, noreply: Optional[bool] = None,
+                flags: Optional[int] = None) -> bool: ...
+
+        def get(self, key: _Key, default: Any = None) -> Any: ...
+
+        def delete(self, key: _Key, noreply: Optional[bool] = None) -> bool: ...
+
+    def __setitem__(self, key: _Key, value: Any) -> None:
         self.set(key, value, noreply=True)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: _Key) -> Any:
         value = self.get(key)
         if value is None:
             raise KeyError
         return value
 
-    def __delitem__(self, key):
+    def __delitem__(self, key: _Key) -> None:
         self.delete(key, noreply=True)
 
 
@@ -707,14 +758,19 @@ class _Base:
     _hash = False  # HashClient's failure rule and placement checks
     _relative_socket = False  # a relative socket path (unix:NAME) is a socket: Client's
 
-    def _setup(self, servers, serde_, serializer, deserializer, connect_timeout, timeout,
-               no_delay, ignore_exc, socket_module, socket_keepalive, key_prefix,
-               default_noreply, allow_unicode_keys, encoding, tls_context, extra):
+    def _setup(self, servers: Iterable[Any], serde_: Optional[_Serde],
+               serializer: Optional[Callable[..., Any]],
+               deserializer: Optional[Callable[..., Any]], connect_timeout: Optional[float],
+               timeout: Optional[float], no_delay: bool, ignore_exc: bool,
+               socket_module: ModuleType, socket_keepalive: Optional[_KeepaliveOpts],
+               key_prefix: Union[bytes, str], default_noreply: bool, allow_unicode_keys: bool,
+               encoding: str, tls_context: Optional[ssl.SSLContext],
+               extra: Mapping[str, Any]) -> None:
         opts, self._pickle_version, self.key_prefix = _client_options(
             serde_, serializer, deserializer, connect_timeout, timeout, socket_module,
             socket_keepalive, key_prefix, tls_context)
         self.socket_keepalive = socket_keepalive
-        self.serde = serde_ or LegacyWrappingSerde(serializer, deserializer)
+        self.serde: _Serde = serde_ or LegacyWrappingSerde(serializer, deserializer)
         self.connect_timeout = connect_timeout
         self.timeout = timeout
         self.no_delay = no_delay
@@ -724,26 +780,26 @@ class _Base:
         self.encoding = encoding
         opts.update(extra)
         self._opts = opts
-        self._servers = list(servers)
+        self._servers: List[Any] = list(servers)  # normalized (normalize_server_spec)
         self._build()
 
-    def _addresses(self):
+    def _addresses(self) -> List[str]:
         """The core's addresses of the servers (``_address``)."""
         return [_address(s, self._relative_socket) for s in self._servers]
 
-    def _build(self):
-        self._mc = (_mcpool.Client(self._addresses(), **self._opts)
-                    if self._servers else None)
-        self._raw = None  # _raw_cas's, made again for the new servers
+    def _build(self) -> None:
+        self._mc: Optional[_mcpool.Client] = (_mcpool.Client(self._addresses(), **self._opts)
+                                              if self._servers else None)
+        self._raw: Optional[_mcpool.Client] = None  # _raw_cas's, made again for the new servers
 
     # -- keys and values ---------------------------------------------------------------------
 
-    def check_key(self, key):
+    def check_key(self, key: _Key) -> bytes:
         """Checks key and add key_prefix."""
         return check_key_helper(key, allow_unicode_keys=self.allow_unicode_keys,
                                 key_prefix=self.key_prefix)
 
-    def _key(self, key):
+    def _key(self, key: _KT) -> _KT:
         """key checked as pymemcache checks it; the key to give the core (which adds
         key_prefix itself, after placing the key without it, as pymemcache does)."""
         self.check_key(key)
@@ -753,10 +809,12 @@ class _Base:
                 "of the bytes); mcpool places a key by the key itself, so with %d servers it "
                 "would read and write another server than pymemcache. Pass it as str (%r): "
                 "the same key, placed as pymemcache places it."
-                % (key, "%s" % (key,), len(self._servers), key.decode("utf8", "replace")))
+                # (str() of the bytes, as pymemcache places it: "%s" % b"k" is "b'k'")
+                % (key, "%s" % (key,),  # type: ignore[str-bytes-safe]
+                   len(self._servers), key.decode("utf8", "replace")))
         return key
 
-    def _value(self, value, flags):
+    def _value(self, value: Any, flags: Optional[int]) -> Any:
         """The value to give the core: without a serde, the bytes pymemcache sends (flags 0);
         with pickle_serde, the value itself (the core writes its layout)."""
         if self._pickle_version is None:
@@ -777,15 +835,15 @@ class _Base:
         return value
 
     @staticmethod
-    def _expire(expire):
+    def _expire(expire: object) -> int:
         return _exptime(_integer(expire, "expire"))
 
-    def _noservers(self, default):
+    def _noservers(self, default: _D) -> _D:
         if self.ignore_exc:
             return default
         raise MemcacheError("All servers seem to be down right now")
 
-    def _failed(self, e, default, read=False):
+    def _failed(self, e: BaseException, default: _D, read: bool = False) -> _D:
         """A failed call: its default (HashClient's retry window or ignore_exc, a read's
         ignore_exc on Client), or the exception pymemcache's caller catches."""
         if self._hash and (_dead(e) or self.ignore_exc):
@@ -794,7 +852,8 @@ class _Base:
             return default
         raise _mapped(e) from None
 
-    def _call(self, default, fn, *args, read=False):
+    def _call(self, default: _D, fn: Callable[..., _T], *args: Any,
+              read: bool = False) -> Union[_T, _D]:
         if self._mc is None:
             return self._noservers(default)
         try:
@@ -804,34 +863,41 @@ class _Base:
 
     # -- stores ------------------------------------------------------------------------------
 
-    def _store(self, cmd, key, value, expire, flags, default=False):
+    def _store(self, cmd: str, key: _Key, value: Any, expire: object, flags: Optional[int],
+               default: bool = False) -> bool:
         key = self._key(key)
         expire = self._expire(expire)
         value = self._value(value, flags)
         fn = getattr(self._mc, cmd, None)
-        return self._call(default, lambda: bool(fn(key, value, expire)))
+        # (fn is None only without servers, when _call answers without calling it)
+        return self._call(default, lambda: bool(fn(key, value, expire)))  # type: ignore[misc]
 
-    def set(self, key, value, expire=0, noreply=None, flags=None):
+    def set(self, key: _Key, value: Any, expire: int = 0, noreply: Optional[bool] = None,
+            flags: Optional[int] = None) -> bool:
         """Stores value; True (the reply is read whatever ``noreply`` says)."""
         return self._store("set", key, value, expire, flags)
 
-    def add(self, key, value, expire=0, noreply=None, flags=None):
+    def add(self, key: _Key, value: Any, expire: int = 0, noreply: Optional[bool] = None,
+            flags: Optional[int] = None) -> bool:
         """True if stored, False if the key exists."""
         return self._store("add", key, value, expire, flags)
 
-    def replace(self, key, value, expire=0, noreply=None, flags=None):
+    def replace(self, key: _Key, value: Any, expire: int = 0, noreply: Optional[bool] = None,
+                flags: Optional[int] = None) -> bool:
         """True if stored, False if the key does not exist."""
         return self._store("replace", key, value, expire, flags)
 
-    def _concat(self, cmd, key, value, expire, flags):
+    def _concat(self, cmd: str, key: _Key, value: Any, expire: object,
+                flags: Optional[int]) -> bool:
         key = self._key(key)
         self._expire(expire)  # checked as pymemcache does; memcached ignores it here
         value = self._value(value, flags) if self._pickle_version is None else \
             self._appended(value, flags)
         fn = getattr(self._mc, cmd, None)
-        return self._call(False, lambda: bool(fn(key, value)))
+        # (fn is None only without servers, when _call answers without calling it)
+        return self._call(False, lambda: bool(fn(key, value)))  # type: ignore[misc]
 
-    def _appended(self, value, flags):
+    def _appended(self, value: Any, flags: Optional[int]) -> Union[bytes, str]:
         """What pickle_serde appends: the body it would store (memcached keeps the old
         flags): bytes, str as UTF-8, an exact int as its digits; a pickle (anything else)
         would make the value unreadable: TypeError, nothing sent."""
@@ -847,15 +913,18 @@ class _Base:
             "append/prepend with pickle_serde take bytes, str or int, not %s: pymemcache would "
             "append its pickle, which makes the value unreadable" % type(value).__name__)
 
-    def append(self, key, value, expire=0, noreply=None, flags=None):
+    def append(self, key: _Key, value: Any, expire: int = 0, noreply: Optional[bool] = None,
+               flags: Optional[int] = None) -> bool:
         """True if appended, False if the key does not exist."""
         return self._concat("append", key, value, expire, flags)
 
-    def prepend(self, key, value, expire=0, noreply=None, flags=None):
+    def prepend(self, key: _Key, value: Any, expire: int = 0, noreply: Optional[bool] = None,
+                flags: Optional[int] = None) -> bool:
         """True if prepended, False if the key does not exist."""
         return self._concat("prepend", key, value, expire, flags)
 
-    def cas(self, key, value, cas, expire=0, noreply=False, flags=None):
+    def cas(self, key: _Key, value: Any, cas: Union[int, str, bytes], expire: int = 0,
+            noreply: bool = False, flags: Optional[int] = None) -> Optional[bool]:
         """True if stored, False if the item changed since ``gets``, None if missing."""
         cas = _cas(cas)
         key = self._key(key)
@@ -864,30 +933,33 @@ class _Base:
         if cas == 0:
             # no item has CAS 0: memcached answers EXISTS or NOT_FOUND; the core does not
             # send it (the binary protocol would read 0 as "no CAS")
-            return self._call(False, lambda: None if self._mc.gets(key)[1] is None else False)
+            # (self._mc: not None once _call calls it, in these lambdas and below)
+            return self._call(False, lambda: None if self._mc.gets(key)[1] is None  # type: ignore[union-attr]
+                              else False)
         if cas > 2**64 - 1:
             raise MemcacheClientError(b"bad command line format")
-        return self._call(False, lambda: self._mc.cas(key, value, cas, expire))
+        return self._call(False, lambda: self._mc.cas(key, value, cas, expire))  # type: ignore[union-attr]
 
-    def set_many(self, values, expire=0, noreply=None, flags=None):
+    def set_many(self, values: Mapping[_KT, Any], expire: int = 0,
+                 noreply: Optional[bool] = None, flags: Optional[int] = None) -> List[_KT]:
         """Stores every pair; the list of the keys not stored."""
         if not values:
             return []
         expire = self._expire(expire)
-        wire = {}
+        wire: Dict[Any, Any] = {}
         for key, value in values.items():
             wire[self._key(key)] = self._value(value, flags)
         if self._mc is None:
             return self._noservers(list(values))
-        errors = {}
+        errors: Dict[Any, _mcpool.Error] = {}
         try:
             # _failed: the core lists every key not stored and gives each failed key's
             # error in errors (mcpool.Client's set_multi raises for those: tester finding
-            # partial 4)
-            failed = list(self._mc.set_multi(wire, expire, _failed=errors))
+            # partial 4); a private keyword, not in the stubs
+            failed = list(self._mc.set_multi(wire, expire, _failed=errors))  # type: ignore[call-arg]
         except _mcpool.Error as e:
             return self._failed(e, list(values))
-        for e in errors.values():
+        for err in errors.values():
             # a server's failure raises, as pymemcache's Client, PooledClient and HashClient
             # raise it from set_many, once the other servers' keys are stored: an error reply,
             # a connection closed where the reply belongs (tester finding retest26 1), a
@@ -895,7 +967,7 @@ class _Base:
             # connect (finding retest27 1: both were listed as not stored). _failed answers
             # instead in HashClient's retry window (MCPOOL_SERVER_DEAD), where pymemcache
             # lists the keys, and with its ignore_exc (pymemcache answers []: module docstring)
-            self._failed(e, None)
+            self._failed(err, None)
         # the keys memcached answered NOT_STORED, and those of a server _failed answered for
         return failed
 
@@ -903,7 +975,9 @@ class _Base:
 
     # -- reads -------------------------------------------------------------------------------
 
-    def _read(self, key, default, fn, unpickled=lambda: None):
+    def _read(self, key: _Key, default: _D, fn: Callable[[Any], _T],
+              unpickled: Callable[[], _U] = lambda: None  # type: ignore[assignment, return-value]
+              ) -> Union[_T, _D, _U]:
         if self._mc is None:
             return self._noservers(default)
         try:
@@ -913,7 +987,7 @@ class _Base:
                 return unpickled()
             return self._failed(e, default, read=True)
 
-    def _raw_cas(self, key):
+    def _raw_cas(self, key: _Key) -> Optional[bytes]:
         """The CAS of key, read without decoding its value: a pickle that does not load
         reads as None with its CAS, as pymemcache's ``gets`` returns ``(None, cas)`` (tester
         finding pymc 1: the CAS was lost, and the ``cas`` that pymemcache's caller makes next
@@ -924,33 +998,33 @@ class _Base:
             opts["value_format"] = "libmemcached"
             self._raw = _mcpool.Client(self._addresses(), **opts)
         try:
-            cas = self._raw.gets(key)[1]
+            cas = self._raw.gets(key)[1]  # type: ignore[union-attr]  # (made above)
         except _mcpool.Error:
             return None
         return None if cas is None else str(cas).encode("ascii")
 
-    def get(self, key, default=None):
+    def get(self, key: _Key, default: Any = None) -> Any:
         """The value, or ``default`` for a miss."""
         key = self._key(key)
-        return self._read(key, default, lambda k: self._mc.get(k, default))
+        return self._read(key, default, lambda k: self._mc.get(k, default))  # type: ignore[union-attr]
 
-    def gets(self, key, default=None, cas_default=None):
+    def gets(self, key: _Key, default: Any = None, cas_default: Any = None) -> Tuple[Any, Any]:
         """``(value, cas)`` (the CAS as bytes), or ``(default, cas_default)`` for a miss."""
         key = self._key(key)
         defaults = (default, cas_default)
 
-        def gets(k):
-            value, cas = self._mc.gets(k)
+        def gets(k: _Key) -> Tuple[Any, Any]:
+            value, cas = self._mc.gets(k)  # type: ignore[union-attr]
             if cas is None:
                 return defaults
             return value, str(cas).encode("ascii")
         return self._read(key, self._gets_failed(defaults), gets,
                           lambda: (None, self._raw_cas(key)))
 
-    def _gets_failed(self, defaults):
+    def _gets_failed(self, defaults: Tuple[Any, Any]) -> Tuple[Any, Any]:
         return defaults
 
-    def _many(self, keys, gets):
+    def _many(self, keys: Iterable[Any], gets: bool) -> Dict[Any, Any]:
         keys = [self._key(k) for k in keys]
         if not keys:
             return {}
@@ -959,13 +1033,13 @@ class _Base:
             # a key given as str and as bytes ("a" and b"a") is answered under the spelling
             # given last, as pymemcache's dict of wire key to key keeps it (the core answers
             # under the first; tester finding batches 5)
-            def wire(k):
+            def wire(k: _Key) -> bytes:
                 return k.encode("utf-8", "surrogatepass") if isinstance(k, str) else k
             last = {wire(k): k for k in keys}
             found = {last.get(wire(k), k): v for k, v in found.items()}
         return found
 
-    def _many_found(self, keys, gets):
+    def _many_found(self, keys: List[Any], gets: bool) -> Dict[Any, Any]:
         if self._mc is None:
             return self._noservers({})
         try:
@@ -992,37 +1066,39 @@ class _Base:
                     except _mcpool.Error as ke:
                         errors[k] = ke
         first = None
-        for k, ke in errors.items():
-            if _not_unpickled(ke):
+        # (errors: the core's error carries hits and errors, or neither)
+        for k, kerr in errors.items():  # type: ignore[union-attr]
+            if _not_unpickled(kerr):
                 hits[k] = (None, self._raw_cas(k)) if gets else None
             elif first is None:
-                first = ke
+                first = kerr
         if first is not None:
             if self.ignore_exc and not self._hash:
                 return {}
             if not (self._hash and (self.ignore_exc or all(
-                    _dead(ke) for ke in errors.values() if not _not_unpickled(ke)))):
+                    _dead(ke) for ke in errors.values()  # type: ignore[union-attr]
+                    if not _not_unpickled(ke)))):
                 raise _mapped(first) from None
         return hits
 
-    def get_many(self, keys):
+    def get_many(self, keys: Iterable[_KT]) -> Dict[_KT, Any]:
         """A dict of the keys found and their values."""
         return self._many(keys, False)
 
     get_multi = get_many
 
-    def gets_many(self, keys):
+    def gets_many(self, keys: Iterable[_KT]) -> Dict[_KT, Tuple[Any, Any]]:
         """A dict of the keys found and their ``(value, cas)``."""
         return self._many(keys, True)
 
     # -- deletes, counters, touch ------------------------------------------------------------
 
-    def delete(self, key, noreply=None):
+    def delete(self, key: _Key, noreply: Optional[bool] = None) -> bool:
         """True if deleted, False if the key was not found."""
         key = self._key(key)
-        return self._call(False, lambda: bool(self._mc.delete(key)))
+        return self._call(False, lambda: bool(self._mc.delete(key)))  # type: ignore[union-attr]
 
-    def delete_many(self, keys, noreply=None):
+    def delete_many(self, keys: Iterable[_Key], noreply: Optional[bool] = None) -> bool:
         """Deletes every key; True."""
         keys = [self._key(k) for k in keys]
         if not keys:
@@ -1039,56 +1115,57 @@ class _Base:
 
     delete_multi = delete_many
 
-    def _arith(self, cmd, key, value):
+    def _arith(self, cmd: str, key: _Key, value: object) -> Optional[int]:
         key = self._key(key)
         value = _integer(value, "value")
         if value < 0 or value > 2**64 - 1:
             raise MemcacheClientError(b"invalid numeric delta argument")
         fn = getattr(self._mc, cmd, None)
-        return self._call(False, lambda: fn(key, value))
+        # (fn is None only without servers, when _call answers without calling it)
+        return self._call(False, lambda: fn(key, value))  # type: ignore[misc]
 
-    def incr(self, key, value, noreply=False):
+    def incr(self, key: _Key, value: int, noreply: Optional[bool] = False) -> Optional[int]:
         """The new value, or None if the key was not found."""
         return self._arith("incr", key, value)
 
-    def decr(self, key, value, noreply=False):
+    def decr(self, key: _Key, value: int, noreply: Optional[bool] = False) -> Optional[int]:
         """The new value, or None if the key was not found."""
         return self._arith("decr", key, value)
 
-    def touch(self, key, expire=0, noreply=None):
+    def touch(self, key: _Key, expire: int = 0, noreply: Optional[bool] = None) -> bool:
         """True if the expiry was updated, False if the key was not found."""
         key = self._key(key)
         expire = self._expire(expire)
-        return self._call(False, lambda: bool(self._mc.touch(key, expire)))
+        return self._call(False, lambda: bool(self._mc.touch(key, expire)))  # type: ignore[union-attr]
 
     # -- server-wide -------------------------------------------------------------------------
 
-    def flush_all(self, delay=0, noreply=None):
+    def flush_all(self, delay: int = 0, noreply: Optional[bool] = None) -> bool:
         """Invalidates every item; True."""
         delay = _integer(delay, "delay")
-        return self._call(False, lambda: bool(self._mc.flush_all(delay)))
+        return self._call(False, lambda: bool(self._mc.flush_all(delay)))  # type: ignore[union-attr]
 
-    def close(self):
+    def close(self) -> None:
         """Closes the connections; the next call opens new ones."""
         if self._mc is not None:
             self._mc.disconnect_all()
         if getattr(self, "_raw", None) is not None:
-            self._raw.disconnect_all()
+            self._raw.disconnect_all()  # type: ignore[union-attr]
 
-    def cache_memlimit(self, memlimit):
+    def cache_memlimit(self, memlimit: int) -> NoReturn:
         """Not supported: memcached's ``cache_memlimit`` changes the server's memory for
         every client; mcpool sends no such command."""
         raise NotImplementedError("cache_memlimit: mcpool sends no command that changes the "
                                   "server's settings")
 
-    def shutdown(self, graceful=False):
+    def shutdown(self, graceful: bool = False) -> NoReturn:
         """Not supported: memcached's ``shutdown`` stops the server for every client;
         mcpool sends no such command."""
         raise NotImplementedError("shutdown: mcpool sends no command that stops the server")
 
     disconnect_all = close
 
-    def quit(self):
+    def quit(self) -> None:
         """Closes the connections (memcached's quit); the client stays usable."""
         self.close()
 
@@ -1100,26 +1177,32 @@ class Client(_Base, _ItemAccess):
 
     _relative_socket = True  # "unix:NAME": the socket NAME in the working directory
 
-    def __init__(self, server, serde=None, serializer=None, deserializer=None,
-                 connect_timeout=None, timeout=None, no_delay=False, ignore_exc=False,
-                 socket_module=_socket, socket_keepalive=None, key_prefix=b"",
-                 default_noreply=True, allow_unicode_keys=False, encoding="ascii",
-                 tls_context=None, _extra=None):
+    def __init__(self, server: _ServerSpec, serde: Optional[_Serde] = None,
+                 serializer: Optional[Callable[..., Any]] = None,
+                 deserializer: Optional[Callable[..., Any]] = None,
+                 connect_timeout: Optional[float] = None, timeout: Optional[float] = None,
+                 no_delay: bool = False, ignore_exc: bool = False,
+                 socket_module: ModuleType = _socket,
+                 socket_keepalive: Optional[_KeepaliveOpts] = None,
+                 key_prefix: Union[bytes, str] = b"", default_noreply: bool = True,
+                 allow_unicode_keys: bool = False, encoding: str = "ascii",
+                 tls_context: Optional[ssl.SSLContext] = None,
+                 _extra: Optional[Mapping[str, Any]] = None) -> None:
         self.server = normalize_server_spec(server)
-        extra = {"failure_limit": 4294967295}  # pymemcache connects again at every call
+        extra: Dict[str, Any] = {"failure_limit": 4294967295}  # pymemcache connects again at every call
         extra.update(_extra or {})
         self._setup([self.server], serde, serializer, deserializer, connect_timeout, timeout,
                     no_delay, ignore_exc, socket_module, socket_keepalive, key_prefix,
                     default_noreply, allow_unicode_keys, encoding, tls_context, extra)
 
-    def stats(self, *args):
+    def stats(self, *args: Any) -> Dict[bytes, Any]:
         """The server's statistics: ``{b"name": value}``, converted as pymemcache does."""
         group = " ".join(a.decode() if isinstance(a, bytes) else str(a) for a in args) or None
         try:
-            per = self._mc.stats(group)
+            per = self._mc.stats(group)  # type: ignore[union-attr]  # (one server: not None)
         except _mcpool.Error as e:
             return self._failed(_unknown_group(e), {}, read=True)
-        result = {}
+        result: Dict[bytes, Any] = {}
         for v in per.values():
             if isinstance(v, BaseException):
                 return self._failed(_unknown_group(v), {}, read=True)
@@ -1131,10 +1214,10 @@ class Client(_Base, _ItemAccess):
                     result[name] = text
         return result
 
-    def version(self):
+    def version(self) -> bytes:
         """The server's version, as bytes."""
         try:
-            per = self._mc.version()
+            per = self._mc.version()  # type: ignore[union-attr]  # (one server: not None)
         except _mcpool.Error as e:
             raise _mapped(e) from None
         v = next(iter(per.values()))
@@ -1148,12 +1231,18 @@ class PooledClient(Client):
     pooled); ``max_pool_size`` is the core's ``max_size``, ``pool_idle_timeout`` its
     ``idle_timeout``."""
 
-    def __init__(self, server, serde=None, serializer=None, deserializer=None,
-                 connect_timeout=None, timeout=None, no_delay=False, ignore_exc=False,
-                 socket_module=_socket, socket_keepalive=None, key_prefix=b"",
-                 max_pool_size=None, pool_idle_timeout=0, lock_generator=None,
-                 default_noreply=True, allow_unicode_keys=False, encoding="ascii",
-                 tls_context=None):
+    def __init__(self, server: _ServerSpec, serde: Optional[_Serde] = None,
+                 serializer: Optional[Callable[..., Any]] = None,
+                 deserializer: Optional[Callable[..., Any]] = None,
+                 connect_timeout: Optional[float] = None, timeout: Optional[float] = None,
+                 no_delay: bool = False, ignore_exc: bool = False,
+                 socket_module: ModuleType = _socket,
+                 socket_keepalive: Optional[_KeepaliveOpts] = None,
+                 key_prefix: Union[bytes, str] = b"", max_pool_size: Optional[int] = None,
+                 pool_idle_timeout: float = 0,
+                 lock_generator: Optional[Callable[[], Any]] = None,
+                 default_noreply: bool = True, allow_unicode_keys: bool = False,
+                 encoding: str = "ascii", tls_context: Optional[ssl.SSLContext] = None) -> None:
         self.max_pool_size = max_pool_size
         self.pool_idle_timeout = pool_idle_timeout
         super().__init__(server, serde, serializer, deserializer, connect_timeout, timeout,
@@ -1162,15 +1251,16 @@ class PooledClient(Client):
                          _extra=_pool_options(max_pool_size, pool_idle_timeout,
                                               lock_generator))
 
-    def _gets_failed(self, defaults):
+    def _gets_failed(self, defaults: Tuple[Any, Any]) -> Tuple[None, None]:
         return (None, None)  # PooledClient.gets with ignore_exc
 
 
-def _pool_options(max_pool_size, pool_idle_timeout, lock_generator):
+def _pool_options(max_pool_size: Optional[int], pool_idle_timeout: object,
+                  lock_generator: object) -> Dict[str, Any]:
     if lock_generator is not None:
         raise NotImplementedError("lock_generator=...: mcpool's pool has its own locking; "
                                   "not supported")
-    opts = {"idle_timeout": _seconds(pool_idle_timeout, "pool_idle_timeout")}
+    opts: Dict[str, Any] = {"idle_timeout": _seconds(pool_idle_timeout, "pool_idle_timeout")}
     if max_pool_size is not None:
         opts["max_size"] = max_pool_size
     return opts
@@ -1188,13 +1278,20 @@ class HashClient(_Base):
 
     _hash = True
 
-    def __init__(self, servers, hasher=RendezvousHash, serde=None, serializer=None,
-                 deserializer=None, connect_timeout=None, timeout=None, no_delay=False,
-                 socket_module=_socket, socket_keepalive=None, key_prefix=b"",
-                 max_pool_size=None, pool_idle_timeout=0, lock_generator=None,
-                 retry_attempts=2, retry_timeout=1, dead_timeout=60, use_pooling=False,
-                 ignore_exc=False, allow_unicode_keys=False, default_noreply=True,
-                 encoding="ascii", tls_context=None):
+    def __init__(self, servers: Iterable[_ServerSpec], hasher: Any = RendezvousHash,
+                 serde: Optional[_Serde] = None,
+                 serializer: Optional[Callable[..., Any]] = None,
+                 deserializer: Optional[Callable[..., Any]] = None,
+                 connect_timeout: Optional[float] = None, timeout: Optional[float] = None,
+                 no_delay: bool = False, socket_module: ModuleType = _socket,
+                 socket_keepalive: Optional[_KeepaliveOpts] = None,
+                 key_prefix: Union[bytes, str] = b"", max_pool_size: Optional[int] = None,
+                 pool_idle_timeout: float = 0,
+                 lock_generator: Optional[Callable[[], Any]] = None,
+                 retry_attempts: int = 2, retry_timeout: float = 1, dead_timeout: float = 60,
+                 use_pooling: bool = False, ignore_exc: bool = False,
+                 allow_unicode_keys: bool = False, default_noreply: bool = True,
+                 encoding: str = "ascii", tls_context: Optional[ssl.SSLContext] = None) -> None:
         extra = _hash_options(hasher, retry_attempts, retry_timeout, dead_timeout,
                               use_pooling, max_pool_size, pool_idle_timeout, lock_generator)
         self.retry_attempts = retry_attempts
@@ -1207,11 +1304,11 @@ class HashClient(_Base):
                     allow_unicode_keys, encoding, tls_context, extra)
 
     @property
-    def clients(self):
+    def clients(self) -> Dict[Any, Any]:
         """pymemcache's map of the servers' names (``"host:port"``)."""
         return {_node(s): s for s in self._servers}
 
-    def add_server(self, server, port=None):
+    def add_server(self, server: _ServerSpec, port: Optional[Union[int, str]] = None) -> None:
         """Adds a server (``(host, port)``, or ``host`` with ``port``)."""
         if port is None and isinstance(server, str) and server.startswith("unix:"):
             # pymemcache's add_server hashes "unix:/path" as written where its constructor
@@ -1228,7 +1325,8 @@ class HashClient(_Base):
         self._servers.append(server)
         self._reset()
 
-    def remove_server(self, server, port=None):
+    def remove_server(self, server: _ServerSpec,
+                      port: Optional[Union[int, str]] = None) -> None:
         """Removes a server from the hash (its keys go to the others)."""
         node = _node(_given(server, port))
         if node not in self.clients:
@@ -1236,7 +1334,7 @@ class HashClient(_Base):
         self._servers = [s for s in self._servers if _node(s) != node]
         self._reset()
 
-    def _reset(self):
+    def _reset(self) -> None:
         if self._mc is None or not self._servers:
             self._build()
         else:
@@ -1244,39 +1342,45 @@ class HashClient(_Base):
             if self._raw is not None:
                 self._raw.set_servers(self._addresses())
 
-    def gets(self, key, *args, **kwargs):
+    # (Optional: where Client's gets answers its defaults pair, HashClient's answers None)
+    def gets(self, key: _Key, *args: Any,  # type: ignore[override]
+             **kwargs: Any) -> Optional[Tuple[Any, Any]]:
         """``(value, cas)``; None while the key's server is failing (pymemcache's default)."""
         return super().gets(key, *args, **kwargs)
 
-    def _gets_failed(self, defaults):
+    def _gets_failed(self, defaults: Tuple[Any, Any]) -> None:  # type: ignore[override]
         return None  # HashClient.gets' default_val
 
-    def get_many(self, keys, gets=False, *args, **kwargs):
+    def get_many(self, keys: Iterable[_KT], gets: bool = False, *args: Any,
+                 **kwargs: Any) -> Dict[_KT, Any]:
         """A dict of the keys found (without the keys of a server that is failing)."""
         return self._many(keys, gets)
 
     get_multi = get_many
 
-    def gets_many(self, keys, *args, **kwargs):
+    def gets_many(self, keys: Iterable[_KT], *args: Any,
+                  **kwargs: Any) -> Dict[_KT, Tuple[Any, Any]]:
         return self._many(keys, True)
 
     gets_multi = gets_many
 
-    def flush_all(self, *args, **kwargs):
+    # (None: where Client's flush_all answers True, HashClient's answers None, as pymemcache's)
+    def flush_all(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
         """Invalidates every item of every server (None, as pymemcache's HashClient)."""
         super().flush_all(*args, **kwargs)
 
-    def close(self):
+    def close(self) -> None:
         super().close()
 
     disconnect_all = close
 
-    def quit(self):
+    def quit(self) -> None:
         super().close()
 
 
-def _hash_options(hasher, retry_attempts, retry_timeout, dead_timeout, use_pooling,
-                  max_pool_size, pool_idle_timeout, lock_generator):
+def _hash_options(hasher: object, retry_attempts: object, retry_timeout: object,
+                  dead_timeout: object, use_pooling: object, max_pool_size: Optional[int],
+                  pool_idle_timeout: object, lock_generator: object) -> Dict[str, Any]:
     """HashClient's placement, failure and pool arguments as mcpool.Client's options (its
     failure rule: the core's ``eject_after`` and ``retry_timeout``); what mcpool cannot
     honour is refused."""
@@ -1302,7 +1406,7 @@ def _hash_options(hasher, retry_attempts, retry_timeout, dead_timeout, use_pooli
         raise NotImplementedError(
             "retry_timeout=%r: mcpool removes a failing server from the hash only with a "
             "retry_timeout above 0" % (retry_timeout,))
-    extra = {
+    extra: Dict[str, Any] = {
         # removed from the hash at the call after retry_attempts + 1 failed tries, one
         # per retry_timeout (pymemcache's _safely_run_func / _mark_failed_server)
         "eject_after": max(retry_attempts, 0) + 1,
@@ -1315,7 +1419,8 @@ def _hash_options(hasher, retry_attempts, retry_timeout, dead_timeout, use_pooli
     return extra
 
 
-def _pooling(use_pooling, max_pool_size, pool_idle_timeout, lock_generator):
+def _pooling(use_pooling: object, max_pool_size: Optional[int], pool_idle_timeout: object,
+             lock_generator: object) -> Dict[str, Any]:
     """HashClient's pool arguments as mcpool.Client's options: with ``use_pooling``
     ``PooledClient``'s (``max_size``, ``idle_timeout``); without it none, as pymemcache then
     uses none of them (a ``Client`` per server; mcpool pools either way)."""
@@ -1324,7 +1429,7 @@ def _pooling(use_pooling, max_pool_size, pool_idle_timeout, lock_generator):
     return _pool_options(max_pool_size, pool_idle_timeout, lock_generator)
 
 
-def _hash_client_options(args):
+def _hash_client_options(args: Mapping[str, Any]) -> Dict[str, Any]:
     """mcpool.Client's options for pymemcache ``HashClient``'s keyword arguments ``args`` (a
     dict; those left out at pymemcache's defaults), as ``HashClient`` reads them (the
     ``pymemcache`` preset with them): mcpool.django reads ``PyMemcacheCache``'s OPTIONS with
@@ -1357,7 +1462,7 @@ class KeepaliveOpts:
 
     __slots__ = ("idle", "intvl", "cnt")
 
-    def __init__(self, idle=1, intvl=1, cnt=5):
+    def __init__(self, idle: int = 1, intvl: int = 1, cnt: int = 5) -> None:
         for name, value in (("idle", idle), ("intvl", intvl), ("cnt", cnt)):
             if value < 1:
                 raise ValueError("The %s parameter must be greater or equal to 1." % name)
@@ -1373,8 +1478,9 @@ class RetryingClient(_ItemAccess):
     whose first try reached the server before failing may be applied twice: list only
     errors where nothing was applied in ``retry_for`` for those (tester finding pyteam 2)."""
 
-    def __init__(self, client, attempts=2, retry_delay=0, retry_for=None,
-                 do_not_retry_for=None):
+    def __init__(self, client: Any, attempts: int = 2, retry_delay: float = 0,
+                 retry_for: Optional[_ExceptionClasses] = None,
+                 do_not_retry_for: Optional[_ExceptionClasses] = None) -> None:
         if attempts < 1:
             raise ValueError("`attempts` argument must be at least 1. "
                              "Otherwise no attempts are made.")
@@ -1391,7 +1497,7 @@ class RetryingClient(_ItemAccess):
         self._client_dir = dir(client)
 
     @staticmethod
-    def _exception_classes(name, given):
+    def _exception_classes(name: str, given: object) -> Tuple[Type[Exception], ...]:
         if given is None:
             return ()
         if not isinstance(given, (tuple, set, list)):
@@ -1402,7 +1508,7 @@ class RetryingClient(_ItemAccess):
                              "Exception." % name)
         return classes
 
-    def _retry(self, name, method, *args, **kwargs):
+    def _retry(self, name: str, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         for attempt in range(self._attempts):
             try:
                 return method(*args, **kwargs)
@@ -1414,11 +1520,11 @@ class RetryingClient(_ItemAccess):
                     raise
                 _time.sleep(self._retry_delay)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Callable[..., Any]:
         method = getattr(self._client, name)
         return lambda *args, **kwargs: self._retry(name, method, *args, **kwargs)
 
-    def __dir__(self):
+    def __dir__(self) -> List[str]:
         return self._client_dir
 
 
@@ -1427,20 +1533,22 @@ _EXCEPTIONS = ["MemcacheError", "MemcacheClientError", "MemcacheUnknownCommandEr
                "MemcacheUnexpectedCloseError"]
 
 
-def _submodule(name, doc, names):
+def _submodule(name: str, doc: str, names: Iterable[str]) -> ModuleType:
     return _submodule_of(__name__, name, doc, globals(), names)
 
 
 exceptions = _submodule("exceptions", "pymemcache.exceptions' names.", _EXCEPTIONS)
 client = _submodule("client", "pymemcache.client's names.",
                     ["Client", "PooledClient", "HashClient", "RetryingClient"])
-client.base = _submodule("client.base", "pymemcache.client.base's names.",
+# (attributes set on a module object: a type checker does not model them)
+client.base = _submodule("client.base", "pymemcache.client.base's names.",  # type: ignore[attr-defined]
                          ["Client", "PooledClient", "KeepaliveOpts", "check_key_helper",
                           "normalize_server_spec"] + _EXCEPTIONS)
-client.hash = _submodule("client.hash", "pymemcache.client.hash's names.", ["HashClient"])
-client.retrying = _submodule("client.retrying", "pymemcache.client.retrying's names.",
+client.hash = _submodule("client.hash", "pymemcache.client.hash's names.",  # type: ignore[attr-defined]
+                         ["HashClient"])
+client.retrying = _submodule("client.retrying", "pymemcache.client.retrying's names.",  # type: ignore[attr-defined]
                              ["RetryingClient"])
-client.rendezvous = _submodule("client.rendezvous", "pymemcache.client.rendezvous' names.",
+client.rendezvous = _submodule("client.rendezvous", "pymemcache.client.rendezvous' names.",  # type: ignore[attr-defined]
                                ["RendezvousHash"])
 
 __all__ = ["Client", "PooledClient", "HashClient", "RetryingClient", "KeepaliveOpts", "serde",
