@@ -73,6 +73,8 @@ CMAKE_INCLUDEDIR = $(if $(LIBDIR_REL),$${_mcpool_libdir}/$(subst $(mcpool_empty)
 # directory removes the directories made for it. It keeps what an earlier install there
 # recorded (an older version's library, the directories it created).
 install: install-prefix-check lib cli
+	@for f in $(addprefix $(DESTDIR),$(INSTALL_FILES)); do if [ -d "$$f" ]; then \
+		echo "make install: $$f is a directory, where install would write a file: nothing installed" >&2; exit 1; fi; done
 	@set -e; m=$(DESTDIR)$(PREFIX)/$(INSTALL_MANIFEST); made=; \
 	for d in $(INSTALL_DIRS); do p=$(DESTDIR)$$d; \
 		while [ -n "$$p" ] && [ "$$p" != "$(DESTDIR)" ] && [ ! -d "$$p" ]; do made="$$made $${p#$(DESTDIR)}/"; p=$${p%/*}; done; \
@@ -251,6 +253,12 @@ c-install-check:
 	if grep -q "$$tmp/stage" $$tmp/stage/usr/local/$(INSTALL_MANIFEST); then echo "c-install-check: the manifest records DESTDIR" >&2; exit 1; fi; \
 	$(MAKE) --no-print-directory uninstall DESTDIR=$$tmp/stage PREFIX=/usr/local >/dev/null && \
 	left=$$(find $$tmp/stage -mindepth 1) && [ -z "$$left" ] || { echo "c-install-check: uninstall from DESTDIR left: $$left" >&2; exit 1; }; \
+	mkdir -p $$tmp/dir/lib/libmcpool.a && \
+	if $(MAKE) --no-print-directory install PREFIX=$$tmp/dir >$$tmp/dir.log 2>&1; then \
+		echo "c-install-check: make install wrote into a directory named libmcpool.a" >&2; exit 1; fi; \
+	grep -q 'libmcpool.a is a directory, where install would write a file: nothing installed' $$tmp/dir.log \
+		&& [ "$$(cd $$tmp/dir && find . | LC_ALL=C sort | tr '\n' ' ')" = ". ./lib ./lib/libmcpool.a " ] \
+		|| { cat $$tmp/dir.log >&2; echo "c-install-check: a directory where install writes a file is not refused up front (tester finding retest44 4)" >&2; exit 1; }; \
 	mkdir -p $$tmp/failed/lib && touch $$tmp/failed/lib/cmake && \
 	if $(MAKE) --no-print-directory install PREFIX=$$tmp/failed >$$tmp/failed.log 2>&1; then \
 		echo "c-install-check: make install succeeded where lib/cmake is a file" >&2; exit 1; fi; \
