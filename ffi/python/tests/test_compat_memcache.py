@@ -845,7 +845,7 @@ def test_memcache_touch_with_a_time_given_as_text_as_python_memcached(server, pr
 def test_memcache_incr_answered_with_an_error_reply_raises_value_error(reply, prefix):
     """python-memcached's incr/decr int() the reply: ValueError for every error reply (tester
     finding errors2 2: SERVER_ERROR answered None, "too large" raised the core's class)."""
-    from test_compat_pylibmc import BrokenServer
+    from conftest import BrokenServer
     s = BrokenServer(reply)
     try:
         for mod in (real_memcache, compat_memcache):

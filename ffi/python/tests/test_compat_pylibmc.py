@@ -5,6 +5,7 @@ import threading
 import pytest
 
 from conftest import require
+from conftest import BrokenServer
 
 real_pylibmc = require("pylibmc", "python3-pylibmc")
 import mcpool  # noqa: E402
@@ -932,52 +933,6 @@ def test_get_multi_answers_a_key_given_as_str_and_bytes_once_as_pylibmc(server, 
 
 
 # ---- error replies to a read ------------------------------------------------------------------
-
-
-class BrokenServer:
-    """A deliberately broken fake memcached: accepts connections and answers every request it
-    reads with one fixed reply (an error line, or garbage), or, with ``reply=None``, never
-    answers (SilentServer); ``requests`` counts the reads that brought bytes. Stopped by
-    close()."""
-
-    def __init__(self, reply=None):
-        import socket
-        self.reply = reply
-        self.requests = 0
-        self.lsn = socket.socket()
-        self.lsn.bind(("127.0.0.1", 0))
-        self.lsn.listen(64)
-        self.addr = "127.0.0.1:%d" % self.lsn.getsockname()[1]
-        self.conns = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                c, _ = self.lsn.accept()
-            except OSError:
-                return
-            self.conns.append(c)
-            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
-
-    def _serve(self, c):
-        try:
-            while c.recv(65536):
-                self.requests += 1
-                if self.reply is not None:
-                    c.sendall(self.reply)
-        except OSError:
-            pass
-
-    def close(self):
-        import socket
-        try:
-            self.lsn.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.lsn.close()
-        for c in self.conns:
-            c.close()
 
 
 REPLIES = {"server_error": b"SERVER_ERROR boom\r\n", "client_error": b"CLIENT_ERROR bad\r\n",

@@ -9,7 +9,7 @@ import warnings
 
 import pytest
 
-from conftest import Server, require
+from conftest import BrokenServer, Server, require
 
 django = require("django", "python3-django")
 from django.conf import settings  # noqa: E402
@@ -186,35 +186,6 @@ def test_clear_with_a_server_down_answers_as_djangos_backend(live, prefix, prese
     assert got["ours"] == (answers, None)
 
 
-class _SilentServer:
-    """A deliberately broken fake server: it accepts connections and never answers (a
-    stalled memcached), on a free loopback port, until stopped."""
-
-    def __init__(self):
-        import threading
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.addr = "127.0.0.1:%d" % self.sock.getsockname()[1]
-        self.accepted = []
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def _accept(self):
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted.append(conn)
-
-    def stop(self):
-        self.sock.close()
-        for c in self.accepted:
-            c.close()
-        self.thread.join(5)
-
-
 def _outage_answers(cache):
     """Every call of Django's cache API on a cache whose one server is down or stalled: its
     answer, or the exception class it raised."""
@@ -246,7 +217,8 @@ def test_python_memcached_preset_answers_an_outage_as_memcachedcache(prefix, lay
     incr's ValueError), never raising; so does the python-memcached preset (tester finding
     pyframeworks3 1: every call raised mcpool.ConnectionError or TimeoutError), side by side;
     and OPTIONS' own fail_open=False raises, as before."""
-    silent = _SilentServer() if layout == "stalled" else None
+    # (a deliberately silent fake server: accepts, reads, never answers)
+    silent = BrokenServer(None) if layout == "stalled" else None
     location = silent.addr if silent else _closed_port()
     options = {"socket_timeout": 0.3}
     try:
@@ -264,4 +236,4 @@ def test_python_memcached_preset_answers_an_outage_as_memcachedcache(prefix, lay
             strict.get("k")
     finally:
         if silent:
-            silent.stop()
+            silent.close()
