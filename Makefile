@@ -89,9 +89,10 @@ test-deny:
 	@if command -v cargo-deny >/dev/null 2>&1; then cargo deny check licenses bans sources; \
 	else echo "test-deny: cargo-deny not installed (cargo install cargo-deny); licence check skipped"; fi
 
-# Short runs of the protocol-parser fuzzers (scripts/fuzz.sh SECONDS for longer ones).
+# Short runs of the protocol-parser fuzzers, quickly built (scripts/fuzz.sh SECONDS for
+# longer ones, built as the release profile says).
 test-fuzz:
-	scripts/fuzz.sh $(or $(FUZZ_SECONDS),20)
+	FUZZ_QUICK=1 scripts/fuzz.sh $(or $(FUZZ_SECONDS),15)
 
 bench: deps
 	$(CARGO) run --release -p mcpool-cli -- bench --quick $(BENCH_ARGS)
