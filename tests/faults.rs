@@ -119,6 +119,23 @@ fn server_errors_and_garbage() {
         Err(Error::Server { message, .. }) => assert!(message.contains("out of memory")),
         other => panic!("{other:?}"),
     }
+    // in place of a multi-get's reply (a proxy failing the whole batch for one backend): each
+    // key's error says the reply to all of them ended so, not as the key's own failure
+    // (tester finding twemproxy 3); a value read before it fails too, with the request
+    let (addr, _) = fake(4, |_, _, w| {
+        let _ = w.write_all(b"VALUE a 0 1\r\n1\r\nSERVER_ERROR Connection timed out\r\n");
+        Then::Continue
+    });
+    for r in client(&addr).get_multi(&["a", "b", "c"]) {
+        let e = r.unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "SERVER_ERROR Connection timed out (it ended the reply to a get of 3 keys: each \
+                 of them failed with it)"
+            ),
+            "{e}"
+        );
+    }
     let (addr, _) = fake(4, |_, _, w| {
         let _ = w.write_all(b"\x00\xff\x13garbage\r\n");
         Then::Continue

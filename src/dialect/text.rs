@@ -176,6 +176,21 @@ fn recv_retrieval<K: WireKeys + ?Sized>(
                     })?;
                     hit(j, data, flags, cas);
                 }
+                // A server's error in place of (the rest of) a reply to many keys: memcached
+                // out of memory mid-reply, or a proxy that failed the whole multi-get because
+                // one of its backends did (nutcracker). Every key of the request fails with
+                // it, and it says so: alone, it read as the first key's own failure (tester
+                // finding twemproxy 3: a key on a healthy backend named).
+                Reply::ServerError(m) if n > 1 => {
+                    return Err(Error::server_reply(
+                        server.to_owned(),
+                        format!(
+                            "{} (it ended the reply to a {asked} of {n} keys: each of them \
+                             failed with it)",
+                            String::from_utf8_lossy(m)
+                        ),
+                    ))
+                }
                 other => return Err(unexpected(server, other, asked)),
             }
         }
