@@ -331,7 +331,7 @@ impl KeyRules {
                 arena.extend_from_slice(&hashed);
             }
             Err(e) => {
-                let e = self.sanitized_length(e, arena.len() - start, key.len());
+                let e = self.length_named(e, arena.len() - start, key.len());
                 arena.truncate(start);
                 return Err(e);
             }
@@ -362,26 +362,35 @@ impl KeyRules {
         };
         match self
             .checked(&wire)
-            .map_err(|e| self.sanitized_length(e, wire.len(), given))?
+            .map_err(|e| self.length_named(e, wire.len(), given))?
         {
             None => Ok(wire),
             Some(hashed) => Ok(Cow::Owned(hashed)),
         }
     }
 
-    /// A length refusal of a key URL-encoded by `sanitize_keys` says the length is the
-    /// encoded one and what the caller gave (tester finding keys2 3: a 200-byte key was
-    /// "<600 bytes>", longer than 250, with no word of the encoding).
-    fn sanitized_length(&self, e: Error, wire_len: usize, given: usize) -> Error {
+    /// A length refusal of a key the client lengthened says by how much: URL-encoded by
+    /// `sanitize_keys`, the encoded length and what the caller gave (tester finding keys2 3:
+    /// a 200-byte key was "<600 bytes>", longer than 250, with no word of the encoding);
+    /// under a key prefix, the caller's bytes and the prefix's (retest45 5: a 151-byte key
+    /// was "<251 bytes>", no word of the prefix; the CLI said it, the bindings did not).
+    fn length_named(&self, e: Error, wire_len: usize, given: usize) -> Error {
         match e {
-            Error::InvalidKey { key, reason } if self.sanitize && key.starts_with("\"<") => {
-                Error::InvalidKey {
-                    key: format!(
+            Error::InvalidKey { key, reason } if key.starts_with("\"<") => {
+                let key = if self.sanitize {
+                    format!(
                         "\"<{wire_len} bytes once URL-encoded by sanitize_keys (with the \
                          key_prefix); {given} as given>\""
-                    ),
-                    reason,
-                }
+                    )
+                } else if !self.prefix.is_empty() {
+                    format!(
+                        "\"<{wire_len} bytes: {given} bytes + {} of the key_prefix>\"",
+                        self.prefix.len()
+                    )
+                } else {
+                    key
+                };
+                Error::InvalidKey { key, reason }
             }
             e => e,
         }

@@ -274,8 +274,10 @@ pub(crate) fn key_error(client: &Cli, key: &[u8], e: &mcpool::Error) -> String {
     match e {
         mcpool::Error::InvalidKey { key: named, reason } if prefix > 0 => {
             let total = key.len() + prefix;
-            if *named == format!("\"<{total} bytes>\"") {
-                let given = key.len();
+            let given = key.len();
+            // the core's words for it, with the prefix's option as the command line gave it
+            if *named == format!("\"<{total} bytes: {given} bytes + {prefix} of the key_prefix>\"")
+            {
                 return format!(
                     "invalid key \"<{total} bytes: {given} bytes + {prefix} of {}>\": {reason}",
                     client.prefix_option
@@ -287,14 +289,12 @@ pub(crate) fn key_error(client: &Cli, key: &[u8], e: &mcpool::Error) -> String {
     }
 }
 
-/// A key (or a value) as the CLI's messages show it: quoted, UTF-8 as text (control
-/// characters escaped), any other byte as `\xNN`, so two different keys never read the same
-/// (an empty key is `""`).
+/// A key (or a value) as the CLI's messages show it: as the core's errors show a key
+/// ([`mcpool::key::quoted`]: quoted, UTF-8 as text, a control byte or any byte that is not
+/// UTF-8 as `\xNN`), so a key reads alike in the CLI's own messages and the core's (tester
+/// finding retest45 1: `"a\u{1}b": not found` beside `invalid key "a\x01b"`).
 pub fn shown_key(key: &[u8]) -> String {
-    match std::str::from_utf8(key) {
-        Ok(s) => format!("{s:?}"),
-        Err(_) => format!("\"{}\"", key.escape_ascii()),
-    }
+    mcpool::key::quoted(key)
 }
 
 /// An argument as a message shows it unquoted (an option, a word): UTF-8 as it is, any other

@@ -805,3 +805,32 @@ fn a_long_key_names_the_prefix_option_as_given() {
         );
     }
 }
+
+/// A key with a control byte reads alike in every message: the CLI's own (a miss, not
+/// stored, over meta, which sends such keys) and the core's (a key prefix text cannot send),
+/// each byte `\x01` as the core's invalid-key errors write it (tester finding retest45 1:
+/// `"a\u{1}b": not found`).
+#[test]
+fn a_control_byte_is_shown_as_its_byte_in_every_message() {
+    let mc = Memcached::start(&[]);
+    let s = mc.addr();
+    let key = format!("{}a\u{1}b", unique("ctl"));
+    let shown = key.replace('\u{1}', "\\x01");
+    let o = mcpool(&["--servers", &s, "--protocol", "meta", "get", &key]);
+    assert_eq!(
+        (code(&o), stderr(&o)),
+        (1, format!("mcpool: get \"{shown}\": not found\n"))
+    );
+    let o = mcpool(&["--servers", &s, "--protocol", "meta", "set", &key, "v"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = mcpool(&["--servers", &s, "--protocol", "meta", "add", &key, "w"]);
+    assert!(
+        stderr(&o).starts_with(&format!("mcpool: add \"{shown}\": not stored")),
+        "{}",
+        stderr(&o)
+    );
+    let o = mcpool(&["--servers", &s, "--key-prefix", "p\u{1}", "get", "k"]);
+    let e = stderr(&o);
+    assert!(e.contains("key_prefix \"p\\x01\": "), "{e}");
+    assert!(!e.contains("\\u{"), "{e}");
+}

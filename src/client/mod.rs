@@ -138,9 +138,9 @@ impl Client {
             if let Err(Error::InvalidKey { reason, .. }) = crate::key::validate(&config.key_prefix)
             {
                 return Err(Error::Config(format!(
-                    "key_prefix {:?}: {reason}, which the text protocol cannot send \
+                    "key_prefix {}: {reason}, which the text protocol cannot send \
                      (the binary and meta protocols can)",
-                    String::from_utf8_lossy(&config.key_prefix)
+                    crate::key::quoted(&config.key_prefix)
                 )));
             }
         }
