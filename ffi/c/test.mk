@@ -74,7 +74,10 @@ CMAKE_INCLUDEDIR = $(if $(LIBDIR_REL),$${_mcpool_libdir}/$(subst $(mcpool_empty)
 # recorded (an older version's library, the directories it created).
 install: install-prefix-check lib cli
 	@for f in $(addprefix $(DESTDIR),$(INSTALL_FILES)); do if [ -d "$$f" ]; then \
-		echo "make install: $$f is a directory, where install would write a file: nothing installed" >&2; exit 1; fi; done
+		echo "make install: $$f is a directory, where install would write a file: nothing installed" >&2; exit 1; fi; done; \
+	for d in $(addprefix $(DESTDIR),$(INSTALL_DIRS)); do while [ -n "$$d" ] && [ ! -d "$$d" ]; do \
+		if [ -e "$$d" ] || [ -L "$$d" ]; then echo "make install: $$d is not a directory, where install would make one: nothing installed" >&2; exit 1; fi; \
+		d=$${d%/*}; done; done
 	@set -e; m=$(DESTDIR)$(PREFIX)/$(INSTALL_MANIFEST); made=; \
 	for d in $(INSTALL_DIRS); do p=$(DESTDIR)$$d; \
 		while [ -n "$$p" ] && [ "$$p" != "$(DESTDIR)" ] && [ ! -d "$$p" ]; do made="$$made $${p#$(DESTDIR)}/"; p=$${p%/*}; done; \
@@ -259,20 +262,21 @@ c-install-check:
 	grep -q 'libmcpool.a is a directory, where install would write a file: nothing installed' $$tmp/dir.log \
 		&& [ "$$(cd $$tmp/dir && find . | LC_ALL=C sort | tr '\n' ' ')" = ". ./lib ./lib/libmcpool.a " ] \
 		|| { cat $$tmp/dir.log >&2; echo "c-install-check: a directory where install writes a file is not refused up front (tester finding retest44 4)" >&2; exit 1; }; \
-	mkdir -p $$tmp/failed/lib && touch $$tmp/failed/lib/cmake && \
-	if $(MAKE) --no-print-directory install PREFIX=$$tmp/failed >$$tmp/failed.log 2>&1; then \
-		echo "c-install-check: make install succeeded where lib/cmake is a file" >&2; exit 1; fi; \
+	mkdir -p $$tmp/failed/lib && touch $$tmp/failed/lib/other && \
+	if $(MAKE) --no-print-directory install PREFIX=$$tmp/failed STRIP=false >$$tmp/failed.log 2>&1; then \
+		echo "c-install-check: make install succeeded with a strip that fails" >&2; exit 1; fi; \
 	$(MAKE) --no-print-directory uninstall PREFIX=$$tmp/failed >$$tmp/uninstall.log 2>&1 \
 		|| { cat $$tmp/failed.log $$tmp/uninstall.log >&2; echo "c-install-check: make uninstall after a failed install failed" >&2; exit 1; }; \
-	(cd $$tmp && find failed | LC_ALL=C sort) > $$tmp/left && printf '%s\n' failed failed/lib failed/lib/cmake > $$tmp/others && \
-	diff -u $$tmp/others $$tmp/left || { echo "c-install-check: after a make install that failed (lib/cmake a file)," \
+	(cd $$tmp && find failed | LC_ALL=C sort) > $$tmp/left && printf '%s\n' failed failed/lib failed/lib/other > $$tmp/others && \
+	diff -u $$tmp/others $$tmp/left || { echo "c-install-check: after a make install that failed halfway (its strip)," \
 		"make uninstall left the directories above" >&2; exit 1; }; \
-	mkdir $$tmp/nomanifest && touch $$tmp/nomanifest/share && \
+	mkdir -p $$tmp/nomanifest/lib && touch $$tmp/nomanifest/share $$tmp/nomanifest/lib/pkgconfig && \
 	if $(MAKE) --no-print-directory install PREFIX=$$tmp/nomanifest >$$tmp/failed.log 2>&1; then \
 		echo "c-install-check: make install succeeded where share is a file" >&2; exit 1; fi; \
-	(cd $$tmp && find nomanifest | LC_ALL=C sort) > $$tmp/left && printf '%s\n' nomanifest nomanifest/share > $$tmp/others && \
-	diff -u $$tmp/others $$tmp/left && grep -q 'for the install manifest: nothing installed' $$tmp/failed.log \
-		|| { cat $$tmp/failed.log >&2; echo "c-install-check: a make install that could not make the manifest's directory" \
-		"made the directories above, or did not say so" >&2; exit 1; }; \
+	(cd $$tmp && find nomanifest | LC_ALL=C sort) > $$tmp/left && \
+	printf '%s\n' nomanifest nomanifest/lib nomanifest/lib/pkgconfig nomanifest/share > $$tmp/others && \
+	diff -u $$tmp/others $$tmp/left && grep -q 'is not a directory, where install would make one: nothing installed' $$tmp/failed.log \
+		|| { cat $$tmp/failed.log >&2; echo "c-install-check: a make install where files stand at directories' places" \
+		"(share, lib/pkgconfig) made the directories above, or did not say so (tester finding retest45 4)" >&2; exit 1; }; \
 	echo "c-install-check: make uninstall removed what make install wrote (twice over, from DESTDIR, with LIBDIR" \
 		"below and outside PREFIX, and after a failed install), others' files kept"
