@@ -976,7 +976,9 @@ def test_set_multi_answered_with_an_error_reply_raises_as_pylibmc(broken, prefix
     (tester finding errors2 1), so code catching pylibmc.Error never saw the failure."""
     for mod in (real_pylibmc, compat_pylibmc):
         for binary in (False, True):
-            c = mod.Client([broken.addr], binary=binary)
+            # (the fake answers one line per read, so a client waiting for a second reply,
+            # or a binary one, waits its poll timeout: 300 ms, not 5 s, with each its error)
+            c = mod.Client([broken.addr], binary=binary, behaviors={"_poll_timeout": 300})
             for call in (c.set_multi, c.add_multi):
                 with pytest.raises(mod.Error):
                     call({prefix + "k1": "v", prefix + "k2": "w"})

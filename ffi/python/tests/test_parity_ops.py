@@ -245,9 +245,8 @@ def _fake_meta_1_6_27():
 
 def test_with_version_answers_from_a_server_that_takes_it():
     lst, t = _fake_meta_1_6_27()
+    c = mcpool.Client(["127.0.0.1:%d" % lst.getsockname()[1]], protocol="meta", max_size=1)
     try:
-        c = mcpool.Client(["127.0.0.1:%d" % lst.getsockname()[1]], protocol="meta",
-                          max_size=1)
         assert c.delete_with_version("k", 777) is True
         assert c.delete_with_version("absent", 777) is False
         assert c.incr_with_version("n", 1, 99) == 7
@@ -255,6 +254,7 @@ def test_with_version_answers_from_a_server_that_takes_it():
         assert c.incr_with_version("absent", 1, 99) is None
         assert c.decr_with_version("absent", 1, 99) is None
     finally:
+        c.close()  # its connection closed: the fake's thread ends now, not at its 10 s wait
         lst.close()
         t.join(10)
 
