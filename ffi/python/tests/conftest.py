@@ -185,7 +185,55 @@ def servers():
         s.stop()
 
 
-class FakeServerErrorServer:
+class BrokenServer:
+    """A deliberately broken fake memcached: accepts connections and answers every request it
+    reads with one fixed reply (an error line, or garbage), or, with ``reply=None``, never
+    answers (SilentServer); ``requests`` counts the reads that brought bytes. Stopped by
+    close()."""
+
+    def __init__(self, reply=None):
+        self.reply = reply
+        self.requests = 0
+        self.lsn = socket.socket()
+        self.lsn.bind(("127.0.0.1", 0))
+        self.lsn.listen(64)
+        self.addr = "127.0.0.1:%d" % self.lsn.getsockname()[1]
+        self.conns = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                c, _ = self.lsn.accept()
+            except OSError:
+                return
+            c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.conns.append(c)
+            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
+
+    def _serve(self, c):
+        try:
+            while c.recv(65536):
+                self.requests += 1
+                if self.reply is not None:
+                    c.sendall(self.reply)
+        except OSError:
+            pass
+
+    def close(self):
+        try:
+            self.lsn.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.lsn.close()
+        for c in self.conns:
+            try:
+                c.close()
+            except OSError:
+                pass
+
+
+class FakeServerErrorServer(BrokenServer):
     """A fake memcached on loopback (a thread, no memcached) that answers every data command
     with "SERVER_ERROR out of memory storing object" (text, meta; binary: status 0x82), each
     command its own reply, and version / mn / NOOP as memcached does: a server that is up
@@ -195,25 +243,7 @@ class FakeServerErrorServer:
     MSG = b"SERVER_ERROR out of memory storing object\r\n"
 
     def __init__(self):
-        import threading
-        self.lsn = socket.socket()
-        self.lsn.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.lsn.bind(("127.0.0.1", 0))
-        self.lsn.listen(64)
-        self.addr = "127.0.0.1:%d" % self.lsn.getsockname()[1]
-        self.conns = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        import threading
-        while True:
-            try:
-                c, _ = self.lsn.accept()
-            except OSError:
-                return
-            c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            self.conns.append(c)
-            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
+        super().__init__(self.MSG)
 
     def _serve(self, c):
         import struct
@@ -268,18 +298,6 @@ class FakeServerErrorServer:
         finally:
             c.close()
 
-    def close(self):
-        try:
-            self.lsn.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.lsn.close()
-        for c in self.conns:
-            try:
-                c.close()
-            except OSError:
-                pass
-
 
 @pytest.fixture
 def server_error_server():
@@ -328,49 +346,3 @@ def blackholed():
     finally:
         for s in held:
             s.close()
-
-
-class BrokenServer:
-    """A deliberately broken fake memcached: accepts connections and answers every request it
-    reads with one fixed reply (an error line, or garbage), or, with ``reply=None``, never
-    answers (SilentServer); ``requests`` counts the reads that brought bytes. Stopped by
-    close()."""
-
-    def __init__(self, reply=None):
-        import socket
-        self.reply = reply
-        self.requests = 0
-        self.lsn = socket.socket()
-        self.lsn.bind(("127.0.0.1", 0))
-        self.lsn.listen(64)
-        self.addr = "127.0.0.1:%d" % self.lsn.getsockname()[1]
-        self.conns = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                c, _ = self.lsn.accept()
-            except OSError:
-                return
-            self.conns.append(c)
-            threading.Thread(target=self._serve, args=(c,), daemon=True).start()
-
-    def _serve(self, c):
-        try:
-            while c.recv(65536):
-                self.requests += 1
-                if self.reply is not None:
-                    c.sendall(self.reply)
-        except OSError:
-            pass
-
-    def close(self):
-        import socket
-        try:
-            self.lsn.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-        self.lsn.close()
-        for c in self.conns:
-            c.close()
