@@ -1065,8 +1065,6 @@ impl Conn {
                     conn.handshake()?;
                     return Ok(conn);
                 }
-                #[cfg(not(feature = "tls"))]
-                let _ = target;
                 (Stream::Tcp(s), Some(sa))
             }
             Socket::Unix(s) => {

@@ -383,10 +383,7 @@ impl KeyRules {
                          key_prefix); {given} as given>\""
                     )
                 } else if !self.prefix.is_empty() {
-                    format!(
-                        "\"<{wire_len} bytes: {given} bytes + {} of the key_prefix>\"",
-                        self.prefix.len()
-                    )
+                    prefixed_length(wire_len, given, self.prefix.len(), PREFIX_NAMED)
                 } else {
                     key
                 };
@@ -416,6 +413,21 @@ pub const MAX_KEY_LEN: usize = 250;
 /// (memcached 1.6 refuses the 252 of 187 bytes, and does not decode the unpadded 250).
 /// Other keys, UTF-8 included, go as they are, up to [`MAX_KEY_LEN`].
 pub const MAX_META_BASE64_KEY_LEN: usize = 186;
+
+/// How the core's errors name the key prefix in a length refusal (see [`prefixed_length`]).
+pub const PREFIX_NAMED: &str = "the key_prefix";
+
+/// A key the prefix made too long, as an error names it: both lengths and where the prefix
+/// came from, `"<251 bytes: 249 bytes + 2 of the key_prefix>"` (`prefix_named` is
+/// [`PREFIX_NAMED`] in the core; a front end may name its own option, as the CLI does).
+pub fn prefixed_length(
+    total: usize,
+    given: usize,
+    prefix_len: usize,
+    prefix_named: &str,
+) -> String {
+    format!("\"<{total} bytes: {given} bytes + {prefix_len} of {prefix_named}>\"")
+}
 
 /// Why `prefix` cannot be a key prefix (namespace), or `None`: it may not be longer than a
 /// key, nor begin or end with white space (space, tab, CR, LF, ...). Text never changes

@@ -268,25 +268,20 @@ fn about_error(client: &Cli, command: &str, key: &[u8], e: &mcpool::Error) -> St
 
 /// A core error about `key`, said: a key the client's key prefix made too long is named by
 /// both lengths and the prefix's option as given (`"<251 bytes: 249 bytes + 2 of
-/// --key-prefix>"`), where the core names the prefixed key's length alone.
+/// --key-prefix>"`), where the core says "of the key_prefix" ([`mcpool::key::prefixed_length`]).
 pub(crate) fn key_error(client: &Cli, key: &[u8], e: &mcpool::Error) -> String {
     let prefix = client.config().key_prefix.len();
-    match e {
-        mcpool::Error::InvalidKey { key: named, reason } if prefix > 0 => {
-            let total = key.len() + prefix;
-            let given = key.len();
-            // the core's words for it, with the prefix's option as the command line gave it
-            if *named == format!("\"<{total} bytes: {given} bytes + {prefix} of the key_prefix>\"")
-            {
-                return format!(
-                    "invalid key \"<{total} bytes: {given} bytes + {prefix} of {}>\": {reason}",
-                    client.prefix_option
-                );
-            }
-            e.to_string()
+    if let mcpool::Error::InvalidKey { key: named, reason } = e {
+        let (total, given) = (key.len() + prefix, key.len());
+        let core_named =
+            mcpool::key::prefixed_length(total, given, prefix, mcpool::key::PREFIX_NAMED);
+        if prefix > 0 && *named == core_named {
+            // the core's naming, with the prefix's option as the command line gave it
+            let key = mcpool::key::prefixed_length(total, given, prefix, &client.prefix_option);
+            return mcpool::Error::InvalidKey { key, reason }.to_string();
         }
-        _ => e.to_string(),
     }
+    e.to_string()
 }
 
 /// A key (or a value) as the CLI's messages show it: as the core's errors show a key
