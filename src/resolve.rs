@@ -374,10 +374,15 @@ impl Resolve {
         }
     }
 
+    /// Records a resolution's answer and wakes its waiters. It waits for the state's lock
+    /// even in a forked child: [`Resolve::start`] took that lock in this process to start
+    /// this thread, so no thread of the parent holds it for good here; only a thread of
+    /// this process, which releases it. (Giving up when the lock was busy, as callers do in
+    /// a child, lost the answer while the thread that started the lookup still held it: the
+    /// lookup stayed in flight for good, and every call of that child waited out its connect
+    /// timeout; tester finding prefork 1.)
     fn answer(&self, answer: io::Result<Vec<SocketAddr>>) {
-        let Some(mut st) = self.lock() else {
-            return; // out of reach in a forked child: its callers resolve on their own
-        };
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
         st.in_flight = None;
         st.done += 1;
         match answer {
