@@ -17,6 +17,7 @@ const SECTIONS: &[(&str, &[&str])] = &[
             "mcpool_status_",
             "mcpool_last_error_",
             "mcpool_last_item_error_",
+            "mcpool_last_item_outcome_",
             "mcpool_version",
             "mcpool_tls_supported",
             "mcpool_interrupt_",

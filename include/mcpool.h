@@ -964,6 +964,16 @@ const char *mcpool_last_item_error_message(size_t index,
                                            size_t *out_len);
 
 /**
+ * Whether item `index` of this thread's last batch call failed after its request was sent,
+ * so that whether the server applied it is unknown (its message says "the request was
+ * sent: whether it was applied is unknown"): read the key back before repeating the write.
+ * False when the item did not fail, failed before anything was sent or failed in a way
+ * that says the server did not apply it, and when `index` is past that call's items.
+ * Replaced as `mcpool_last_item_error_message` is.
+ */
+bool mcpool_last_item_outcome_unknown(size_t index);
+
+/**
  * This thread's last error message, as a NUL-terminated UTF-8 string (or the bytes a
  * binding put back with `mcpool_last_error_restore`, as given); `""` when no call on this
  * thread has failed yet.
@@ -1002,6 +1012,19 @@ size_t mcpool_last_error_length(void);
  * `out_len` is NULL or valid for one write.
  */
 const char *mcpool_last_error_server(size_t *out_len);
+
+/**
+ * Whether this thread's last error is of a request that was sent and whose outcome is
+ * unknown: a write that timed out waiting for its reply, or whose connection was closed or
+ * reset after it was sent, may or may not have been applied (its message says "the request
+ * was sent: whether it was applied is unknown"; Rust's `Error::outcome_unknown`). Read the
+ * key back before repeating it: an `incr` or `append` repeated blindly may be applied twice.
+ * False for an error before anything was sent (a refused connect, a bad key), for one the
+ * server answered, for a read (which changes nothing), after a message put back with
+ * `mcpool_last_error_restore`, and when there is no last error. Changes with the last
+ * error, as `mcpool_last_error_server` does.
+ */
+bool mcpool_last_error_outcome_unknown(void);
 
 /**
  * Empties this thread's last error, so that what it holds afterwards can only come from the
@@ -1756,7 +1779,12 @@ mcpool_status mcpool_config_set_resolver_owned(mcpool_config *config,
  * server is reported by the calls that need it.
  *
  * Returns `MCPOOL_CONFIG` when the configuration is unusable (no servers, min idle above
- * max size, …; the last error says which).
+ * max size, …; the last error says which). A configuration whose last setting of an option
+ * that secures the traffic (`tls`, `tls_*`, `sasl_*`, by any setter) was refused builds no
+ * client: the status of that refusal (`MCPOOL_UNSUPPORTED` for TLS in a build without it,
+ * `MCPOOL_CONFIG` for a bad value), the last error naming the option and why, so that a
+ * refusal left unchecked cannot give a client that speaks plain text or logs in as no one.
+ * Setting that option again with a value that is taken (or its default) lifts it.
  *
  * Ownership: `config` stays the caller's (free it whenever convenient, the client keeps a
  * copy); the caller owns `*out` and frees it with `mcpool_client_free`.

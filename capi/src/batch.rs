@@ -156,8 +156,9 @@ pub(crate) unsafe fn write_statuses(
         let status = match s {
             Ok(s) => s,
             Err(f) => {
-                failed.push((i, f.message, f.server));
-                f.status
+                let status = f.status;
+                failed.push((i, f));
+                status
             }
         };
         // SAFETY: `i` < the number of statuses, for which the caller promises room.
@@ -1138,7 +1139,7 @@ unsafe fn multi_into(
         let keys = unsafe { CKeys::new(ptrs, lens, c.max_key) };
         let out = out_statuses;
         // Each failed key's message (mcpool_last_item_error_message); nothing when none fails.
-        let mut failed: Vec<(usize, String, Option<String>)> = Vec::new();
+        let mut failed: Vec<(usize, Failure)> = Vec::new();
         // Statuses start as "not refused"; a refused buffer is marked as it happens.
         for i in 0..n_keys {
             // SAFETY: `out` is not NULL (checked) and the caller promises room for `n_keys`
@@ -1148,10 +1149,10 @@ unsafe fn multi_into(
         // The values the callback made, kept below the thread's heap guard (the caller frees
         // them together: see mcpool::heap_guard).
         let mut handed = Handed::default();
-        let mut fail = |i: usize, status: mcpool_status, message: &dyn Fn() -> String, server| {
-            failed.push((i, message(), server));
+        let mut fail = |i: usize, failure: Failure| {
             // SAFETY: as above.
-            unsafe { out.add(i).write(status) };
+            unsafe { out.add(i).write(failure.status) };
+            failed.push((i, failure));
         };
         c.client.read(
             &keys,
@@ -1174,37 +1175,25 @@ unsafe fn multi_into(
                     Ok(true) => {
                         // SAFETY: `i` < `n_keys`; the status was written above.
                         if unsafe { out.add(i).read() } == MCPOOL_ALLOC_FAILED {
-                            fail(
-                                i,
-                                MCPOOL_ALLOC_FAILED,
-                                // the key quoted, as every other key's message names it
-                                // (tester finding cteam2 6: "for key 0", an index)
-                                &|| match keys.shown(i) {
-                                    Some(k) => format!(
-                                        "{op} {}: the alloc callback returned NULL",
-                                        mcpool::key::quoted(k)
-                                    ),
-                                    None => format!(
-                                        "{op}: the alloc callback returned NULL for key {i}"
-                                    ),
-                                },
-                                None,
-                            );
+                            // the key quoted, as every other key's message names it
+                            // (tester finding cteam2 6: "for key 0", an index)
+                            let message = match keys.shown(i) {
+                                Some(k) => format!(
+                                    "{op} {}: the alloc callback returned NULL",
+                                    mcpool::key::quoted(k)
+                                ),
+                                None => {
+                                    format!("{op}: the alloc callback returned NULL for key {i}")
+                                }
+                            };
+                            fail(i, Failure::new(MCPOOL_ALLOC_FAILED, message));
                         }
                     }
                     Ok(false) => {
                         // SAFETY: as above.
                         unsafe { out.add(i).write(MCPOOL_NOT_FOUND) }
                     }
-                    Err(e) => {
-                        let status = mcpool_status::from_error(&e);
-                        fail(
-                            i,
-                            status,
-                            &|| Failure::from_error(op, keys.shown(i), &e).message,
-                            e.server().map(str::to_owned),
-                        );
-                    }
+                    Err(e) => fail(i, Failure::from_error(op, keys.shown(i), &e)),
                 },
             ),
         );

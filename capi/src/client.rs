@@ -32,7 +32,12 @@ pub struct mcpool_client {
 /// server is reported by the calls that need it.
 ///
 /// Returns `MCPOOL_CONFIG` when the configuration is unusable (no servers, min idle above
-/// max size, …; the last error says which).
+/// max size, …; the last error says which). A configuration whose last setting of an option
+/// that secures the traffic (`tls`, `tls_*`, `sasl_*`, by any setter) was refused builds no
+/// client: the status of that refusal (`MCPOOL_UNSUPPORTED` for TLS in a build without it,
+/// `MCPOOL_CONFIG` for a bad value), the last error naming the option and why, so that a
+/// refusal left unchecked cannot give a client that speaks plain text or logs in as no one.
+/// Setting that option again with a value that is taken (or its default) lifts it.
 ///
 /// Ownership: `config` stays the caller's (free it whenever convenient, the client keeps a
 /// copy); the caller owns `*out` and frees it with `mcpool_client_free`.
@@ -49,6 +54,9 @@ pub unsafe extern "C" fn mcpool_client_new(
         // SAFETY: the caller promises a non-NULL `config` is live.
         let cfg = unsafe { ptr::handle(config, "config") }?;
         ptr::out(out, "out")?;
+        if let Some(refused) = super::config::refused_security(cfg) {
+            return Err(refused);
+        }
         let client = cfg.builder.clone().build().map_err(|e| Failure::of(&e))?;
         let labels = std::sync::Mutex::new(Vec::new());
         let max_input = client.max_value_input_len();

@@ -23,6 +23,47 @@ pub struct mcpool_config {
     pub(crate) builder: ClientBuilder,
     /// The arguments that set each option (`mcpool_config_set_as`).
     pub(crate) given: mcpool::config::options::GivenAs,
+    /// The options that secure the traffic (`OptionSpec::secures_traffic`) whose last setting
+    /// was refused, with the refusal: `mcpool_client_new` refuses while one is here (tester
+    /// finding secure 1: a TLS setter refused by a build without TLS, unchecked, left a
+    /// configuration that built a plain-text client).
+    pub(crate) refused: Vec<(&'static str, Failure)>,
+}
+
+/// Notes in `config` how setting option `name` ended, when it secures the traffic: a refusal
+/// is kept (replacing an earlier one of that option), a success forgets that option's.
+/// Returns `r` unchanged.
+///
+/// # Safety
+/// `config` is NULL or a live `mcpool_config` that no other thread is using.
+pub(crate) unsafe fn noted(config: *mut mcpool_config, name: &str, r: Outcome) -> Outcome {
+    let Some(row) = options::option(name).filter(|o| o.secures_traffic()) else {
+        return r;
+    };
+    // SAFETY: forwarded from the caller's promise (NULL is answered as `None`).
+    let Ok(cfg) = (unsafe { ptr::handle_mut(config, "config") }) else {
+        return r;
+    };
+    cfg.refused.retain(|(n, _)| *n != row.name);
+    if let Err(f) = &r {
+        cfg.refused.push((row.name, f.clone()));
+    }
+    r
+}
+
+/// The refusal `mcpool_client_new` answers for a configuration one of whose options that
+/// secure the traffic was refused when set ([`noted`]), or `None`.
+pub(crate) fn refused_security(cfg: &mcpool_config) -> Option<Failure> {
+    let (name, f) = cfg.refused.first()?;
+    Some(Failure::new(
+        f.status,
+        format!(
+            "this configuration's {name} was refused when it was set ({}): a client built \
+             without it would not secure its traffic as asked (plain text, or no SASL \
+             login), so none is built; set {name} again with a value this build takes",
+            f.message
+        ),
+    ))
 }
 
 /// Applies `f` to the configuration behind `config`.
@@ -57,7 +98,7 @@ unsafe fn set_typed(
     value: options::Value<'_>,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe { set_option(config, name, value) })
+    landingpad(|| unsafe { noted(config, name, set_option(config, name, value)) })
 }
 
 /// [`set_typed`] inside the caller's landing pad.
@@ -129,6 +170,7 @@ pub unsafe extern "C" fn mcpool_config_new(out: *mut *mut mcpool_config) -> mcpo
         let cfg = Box::new(mcpool_config {
             builder: ClientBuilder::new(),
             given: Default::default(),
+            refused: Vec::new(),
         });
         // SAFETY: `out` was checked non-NULL; the caller promises it is writable.
         unsafe { ptr::write(out, Box::into_raw(cfg)) };
@@ -465,37 +507,44 @@ pub unsafe extern "C" fn mcpool_config_set_sasl_plain(
 ) -> mcpool_status {
     landingpad(|| {
         require(config)?;
-        // SAFETY: the caller promises `username_len` readable bytes at a non-NULL `username`.
-        // Too long or not UTF-8 is a bad value (MCPOOL_CONFIG), as by name.
-        let user = unsafe { value_text(username, username_len, "username") }?;
-        // SAFETY: the caller promises `password_len` readable bytes at a non-NULL `password`.
-        let pass = unsafe { value_text(password, password_len, "password") }?;
-        if user.is_empty() != pass.is_empty() {
-            return Err(Failure::new(
-                mcpool_status::MCPOOL_CONFIG,
-                "sasl_plain: a user name and a password, both or neither empty".to_owned(),
-            ));
-        }
-        // The option table's rows, so that the same values are refused as by name; both
-        // in one update, so that a refused password leaves the user name unset too (tester
-        // finding cuser2 1: the user was kept, and the build then said it lacked a password).
-        let row = |name| {
-            options::option(name).ok_or_else(|| {
-                Failure::new(mcpool_status::MCPOOL_PANIC, format!("no option {name}"))
-            })
-        };
-        let (user_row, pass_row) = (row("sasl_username")?, row("sasl_password")?);
-        // SAFETY: the caller promises `config` is NULL or live and unshared.
-        unsafe {
-            update(config, |b| {
-                let b = user_row
-                    .set_value(b, options::Value::Text(user))
-                    .map_err(|e| super::options::option_failure(&e))?;
-                pass_row
-                    .set_value(b, options::Value::Text(pass))
-                    .map_err(|e| super::options::option_failure(&e))
-            })
-        }
+        // A refusal is noted: the client is not built without the SASL login asked for.
+        let r = (|| {
+            // SAFETY: the caller promises `username_len` readable bytes at a non-NULL
+            // `username`. Too long or not UTF-8 is a bad value (MCPOOL_CONFIG), as by name.
+            let user = unsafe { value_text(username, username_len, "username") }?;
+            // SAFETY: the caller promises `password_len` readable bytes at a non-NULL
+            // `password`.
+            let pass = unsafe { value_text(password, password_len, "password") }?;
+            if user.is_empty() != pass.is_empty() {
+                return Err(Failure::new(
+                    mcpool_status::MCPOOL_CONFIG,
+                    "sasl_plain: a user name and a password, both or neither empty".to_owned(),
+                ));
+            }
+            // The option table's rows, so that the same values are refused as by name; both
+            // in one update, so that a refused password leaves the user name unset too
+            // (tester finding cuser2 1: the user was kept, and the build then said it lacked
+            // a password).
+            let row = |name| {
+                options::option(name).ok_or_else(|| {
+                    Failure::new(mcpool_status::MCPOOL_PANIC, format!("no option {name}"))
+                })
+            };
+            let (user_row, pass_row) = (row("sasl_username")?, row("sasl_password")?);
+            // SAFETY: the caller promises `config` is NULL or live and unshared.
+            unsafe {
+                update(config, |b| {
+                    let b = user_row
+                        .set_value(b, options::Value::Text(user))
+                        .map_err(|e| super::options::option_failure(&e))?;
+                    pass_row
+                        .set_value(b, options::Value::Text(pass))
+                        .map_err(|e| super::options::option_failure(&e))
+                })
+            }
+        })();
+        // SAFETY: the caller promises `config` is live and unshared.
+        unsafe { noted(config, "sasl_password", noted(config, "sasl_username", r)) }
     })
 }
 
@@ -820,7 +869,7 @@ pub extern "C" fn mcpool_tls_supported() -> bool {
 /// `config` is NULL or a live configuration that no other thread is using.
 unsafe fn set_tls(config: *mut mcpool_config, name: &str, value: options::Value<'_>) -> Outcome {
     // SAFETY: forwarded from the caller's promise.
-    unsafe { set_option(config, name, value) }
+    unsafe { noted(config, name, set_option(config, name, value)) }
 }
 
 /// Speaks TLS to every TCP server (unix-socket servers stay plain text: memcached has no TLS

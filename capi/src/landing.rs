@@ -15,6 +15,9 @@ pub(crate) struct Failure {
     /// The `host:port` of the server the error came from (`Error::server`), for
     /// `mcpool_last_error_server`; `None` for an error of no server's.
     pub server: Option<String>,
+    /// The request was sent and its outcome is unknown (`Error::outcome_unknown`), for
+    /// `mcpool_last_error_outcome_unknown`.
+    pub outcome_unknown: bool,
 }
 
 impl Failure {
@@ -24,6 +27,7 @@ impl Failure {
             status,
             message: message.into(),
             server: None,
+            outcome_unknown: false,
         }
     }
 
@@ -53,9 +57,11 @@ impl Failure {
         Failure::new(mcpool_status::from_error(e), e.to_string()).on(e)
     }
 
-    /// This failure with the server of `e` (when it has one).
+    /// This failure with the server of `e` (when it has one) and whether its request's
+    /// outcome is unknown.
     fn on(mut self, e: &Error) -> Failure {
         self.server = e.server().map(str::to_owned);
+        self.outcome_unknown = e.outcome_unknown();
         self
     }
 
@@ -86,8 +92,9 @@ pub(crate) fn landingpad(body: impl FnOnce() -> Outcome) -> mcpool_status {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(status)) => status,
         Ok(Err(f)) => {
-            last_error::set_from(f.message, f.server);
-            f.status
+            let status = f.status;
+            last_error::set_failure(f);
+            status
         }
         Err(payload) => {
             let what = payload

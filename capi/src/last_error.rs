@@ -1,17 +1,20 @@
 //! The thread-local detail of the last error: what failed, on which server, for which key,
 //! with the operating system's text when there is one.
 
-use super::landing::landingpad;
+use super::landing::{landingpad, Failure};
 use super::status::mcpool_status;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, CString};
 
 thread_local! {
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
     /// The server the last error came from (`host:port`), empty when none.
     static LAST_SERVER: RefCell<CString> = RefCell::new(CString::default());
-    /// The failed items of this thread's last batch call, by index, ascending.
-    static ITEM_ERRORS: RefCell<Vec<(usize, CString)>> = const { RefCell::new(Vec::new()) };
+    /// Whether the last error is of a request that was sent and whose outcome is unknown.
+    static LAST_OUTCOME_UNKNOWN: Cell<bool> = const { Cell::new(false) };
+    /// The failed items of this thread's last batch call, by index, ascending: each one's
+    /// message and whether its outcome is unknown.
+    static ITEM_ERRORS: RefCell<Vec<(usize, CString, bool)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `message` as a C string; interior NUL bytes are shown as `\0`.
@@ -41,47 +44,54 @@ pub(crate) fn set(message: String) {
     set_c(c_string(message));
 }
 
-/// Records `message` as this thread's last error, and `server` (`host:port`) as the server
-/// it came from.
-pub(crate) fn set_from(message: String, server: Option<String>) {
-    set_c(c_string(message));
+/// Records failure `f` as this thread's last error: its message, the server it came from
+/// and whether its request's outcome is unknown.
+pub(crate) fn set_failure(f: Failure) {
+    set_c(c_string(f.message));
+    detail(f.server, f.outcome_unknown);
+}
+
+/// Records the server (`host:port`) and outcome of the last error set.
+fn detail(server: Option<String>, outcome_unknown: bool) {
     if let Some(server) = server {
         let _ = LAST_SERVER.try_with(|slot| *slot.borrow_mut() = c_string(server));
     }
+    let _ = LAST_OUTCOME_UNKNOWN.try_with(|slot| slot.set(outcome_unknown));
 }
 
-/// Records `c` as this thread's last error, of no server.
+/// Records `c` as this thread's last error, of no server, its outcome not unknown.
 fn set_c(c: CString) {
     // A thread being torn down has no last error to keep; ignore that case.
     let _ = LAST_ERROR.try_with(|slot| *slot.borrow_mut() = c);
-    clear_server();
+    clear_detail();
 }
 
-/// Forgets the server of the last error (none: no allocation).
-fn clear_server() {
+/// Forgets the server and the outcome of the last error (no allocation).
+fn clear_detail() {
     let _ = LAST_SERVER.try_with(|slot| {
         if !slot.borrow().is_empty() {
             *slot.borrow_mut() = CString::default();
         }
     });
+    let _ = LAST_OUTCOME_UNKNOWN.try_with(|slot| slot.set(false));
 }
 
-/// Records the messages of a batch call's failed items (`(index, message, server)`, in any
-/// order), replacing the last batch call's, and the first item's (the lowest index) as the
-/// last error, with its server. A batch call with no failed item calls it with none: the
-/// list is emptied and the last error left as it was.
-pub(crate) fn set_items(mut items: Vec<(usize, String, Option<String>)>) {
-    items.sort_unstable_by_key(|(i, _, _)| *i);
-    let first_server = items.first().and_then(|(_, _, server)| server.clone());
-    let items: Vec<(usize, CString)> = items
+/// Records a batch call's failed items (`(index, failure)`, in any order), replacing the
+/// last batch call's, and the first item's (the lowest index) as the last error, with its
+/// server and outcome. A batch call with no failed item calls it with none: the list is
+/// emptied and the last error left as it was.
+pub(crate) fn set_items(mut items: Vec<(usize, Failure)>) {
+    items.sort_unstable_by_key(|(i, _)| *i);
+    let first = items
+        .first()
+        .map(|(_, f)| (f.server.clone(), f.outcome_unknown));
+    let items: Vec<(usize, CString, bool)> = items
         .into_iter()
-        .map(|(i, m, _)| (i, c_string(m)))
+        .map(|(i, f)| (i, c_string(f.message), f.outcome_unknown))
         .collect();
-    if let Some((_, first)) = items.first() {
-        set_c(first.clone());
-        if let Some(server) = first_server {
-            let _ = LAST_SERVER.try_with(|slot| *slot.borrow_mut() = c_string(server));
-        }
+    if let (Some((_, message, _)), Some((server, outcome_unknown))) = (items.first(), first) {
+        set_c(message.clone());
+        detail(server, outcome_unknown);
     }
     let _ = ITEM_ERRORS.try_with(|slot| {
         let mut slot = slot.borrow_mut();
@@ -133,7 +143,7 @@ pub unsafe extern "C" fn mcpool_last_item_error_message(
     let (ptr, len) = ITEM_ERRORS
         .try_with(|slot| {
             let slot = slot.borrow();
-            slot.binary_search_by_key(&index, |(i, _)| *i)
+            slot.binary_search_by_key(&index, |(i, _, _)| *i)
                 .ok()
                 .map(|at| (slot[at].1.as_ptr(), slot[at].1.as_bytes().len()))
         })
@@ -145,6 +155,23 @@ pub unsafe extern "C" fn mcpool_last_item_error_message(
         unsafe { out_len.write(len) };
     }
     ptr
+}
+
+/// Whether item `index` of this thread's last batch call failed after its request was sent,
+/// so that whether the server applied it is unknown (its message says "the request was
+/// sent: whether it was applied is unknown"): read the key back before repeating the write.
+/// False when the item did not fail, failed before anything was sent or failed in a way
+/// that says the server did not apply it, and when `index` is past that call's items.
+/// Replaced as `mcpool_last_item_error_message` is.
+#[no_mangle]
+pub extern "C" fn mcpool_last_item_outcome_unknown(index: usize) -> bool {
+    ITEM_ERRORS
+        .try_with(|slot| {
+            let slot = slot.borrow();
+            slot.binary_search_by_key(&index, |(i, _, _)| *i)
+                .is_ok_and(|at| slot[at].2)
+        })
+        .unwrap_or(false)
 }
 
 /// This thread's last error message, for tests.
@@ -210,6 +237,20 @@ pub unsafe extern "C" fn mcpool_last_error_server(out_len: *mut usize) -> *const
     ptr
 }
 
+/// Whether this thread's last error is of a request that was sent and whose outcome is
+/// unknown: a write that timed out waiting for its reply, or whose connection was closed or
+/// reset after it was sent, may or may not have been applied (its message says "the request
+/// was sent: whether it was applied is unknown"; Rust's `Error::outcome_unknown`). Read the
+/// key back before repeating it: an `incr` or `append` repeated blindly may be applied twice.
+/// False for an error before anything was sent (a refused connect, a bad key), for one the
+/// server answered, for a read (which changes nothing), after a message put back with
+/// `mcpool_last_error_restore`, and when there is no last error. Changes with the last
+/// error, as `mcpool_last_error_server` does.
+#[no_mangle]
+pub extern "C" fn mcpool_last_error_outcome_unknown() -> bool {
+    LAST_OUTCOME_UNKNOWN.try_with(Cell::get).unwrap_or(false)
+}
+
 /// Empties this thread's last error, so that what it holds afterwards can only come from the
 /// calls made since.
 ///
@@ -231,7 +272,7 @@ fn clear() {
             *slot.borrow_mut() = CString::default();
         }
     });
-    clear_server();
+    clear_detail();
 }
 
 /// The longest message `mcpool_last_error_restore` takes back (1 MiB): far above any
@@ -365,7 +406,11 @@ mod tests {
         assert_eq!(a, b, "one status for both");
         assert_eq!(server(), "");
         landingpad(|| Err(Failure::from_error("set", Some(b"k"), &by_server)));
-        set_items(vec![(0, "set_multi \"k\": too large".into(), None)]);
+        let refused = Failure::new(
+            mcpool_status::MCPOOL_VALUE_TOO_LARGE,
+            "set_multi \"k\": too large",
+        );
+        set_items(vec![(0, refused)]);
         assert_eq!(
             server(),
             "",
@@ -376,5 +421,39 @@ mod tests {
         assert_eq!(server(), "");
         // SAFETY: NULL is allowed.
         assert!(!unsafe { mcpool_last_error_server(std::ptr::null_mut()) }.is_null());
+    }
+
+    #[test]
+    fn outcome_unknown_goes_with_the_last_error_and_each_item() {
+        let timed_out = |sent| mcpool::error::Error::IoTimeout {
+            server: "127.0.0.1:11211".into(),
+            operation_timeout: false,
+            sent,
+        };
+        landingpad(|| Err(Failure::from_error("incr", Some(b"k"), &timed_out(true))));
+        assert!(mcpool_last_error_outcome_unknown());
+        // A restored message is the binding's: no outcome of its own.
+        let saved = b"incr \"k\": timed out";
+        // SAFETY: `saved` is valid for reads of its length.
+        unsafe { mcpool_last_error_restore(saved.as_ptr(), saved.len()) };
+        assert!(!mcpool_last_error_outcome_unknown());
+        landingpad(|| Err(Failure::from_error("incr", Some(b"k"), &timed_out(false))));
+        assert!(!mcpool_last_error_outcome_unknown(), "nothing was sent");
+        landingpad(|| Err(Failure::from_error("incr", Some(b"k"), &timed_out(true))));
+        mcpool_last_error_clear();
+        assert!(!mcpool_last_error_outcome_unknown());
+        // Each item keeps its own; the first failed item's is the last error's.
+        let item = |sent| Failure::from_error("set_multi", Some(b"k"), &timed_out(sent));
+        set_items(vec![(3, item(false)), (1, item(true))]);
+        assert!(
+            mcpool_last_error_outcome_unknown(),
+            "item 1 is the first failed"
+        );
+        assert!(mcpool_last_item_outcome_unknown(1));
+        assert!(!mcpool_last_item_outcome_unknown(3));
+        assert!(!mcpool_last_item_outcome_unknown(2), "item 2 did not fail");
+        assert!(!mcpool_last_item_outcome_unknown(usize::MAX));
+        clear_items();
+        assert!(!mcpool_last_item_outcome_unknown(1));
     }
 }

@@ -69,11 +69,13 @@ pub unsafe extern "C" fn mcpool_config_set(
         // SAFETY: the caller promises `value_len` readable bytes at a non-NULL `value`.
         let value = unsafe { value_of(value, value_len, name) }?;
         // SAFETY: the caller promises `config` is live and unshared.
-        unsafe {
+        let r = unsafe {
             update_builder(config, |b| {
                 options::set_bytes(b, name, value).map_err(|e| option_failure(&e))
             })
-        }
+        };
+        // SAFETY: as above.
+        unsafe { super::config::noted(config, name, r) }
     })
 }
 
@@ -108,15 +110,20 @@ pub unsafe extern "C" fn mcpool_config_set_as(
         let name = unsafe { text(name, name_len, "option name", "") }?;
         // SAFETY: the caller promises `value_len` readable bytes at a non-NULL `value`.
         let value = unsafe { value_of(value, value_len, name) }?;
-        // SAFETY: the caller promises `config` is live and unshared.
-        let cfg = unsafe { ptr::handle_mut(config, "config") }?;
-        let mut sources = cfg.given.clone();
-        let b = sources
-            .set_bytes(cfg.builder.clone(), given, name, value)
-            .map_err(|e| option_failure(&e))?;
-        cfg.builder = b;
-        cfg.given = sources;
-        Ok(mcpool_status::MCPOOL_OK)
+        let set = || {
+            // SAFETY: the caller promises `config` is live and unshared.
+            let cfg = unsafe { ptr::handle_mut(config, "config") }?;
+            let mut sources = cfg.given.clone();
+            let b = sources
+                .set_bytes(cfg.builder.clone(), given, name, value)
+                .map_err(|e| option_failure(&e))?;
+            cfg.builder = b;
+            cfg.given = sources;
+            Ok(mcpool_status::MCPOOL_OK)
+        };
+        let r = set();
+        // SAFETY: as above.
+        unsafe { super::config::noted(config, name, r) }
     })
 }
 

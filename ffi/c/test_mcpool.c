@@ -152,6 +152,9 @@ static void test_config(void) {
     EXPECT(mcpool_config_set_protocol(cfg, S("carrier-pigeon")), MCPOOL_CONFIG);
     EXPECT(mcpool_config_set_sasl_plain(cfg, NULL, 1, S("pw")), MCPOOL_INVALID_ARGUMENT);
     EXPECT(mcpool_config_set_sasl_plain(NULL, S("u"), S("pw")), MCPOOL_INVALID_ARGUMENT);
+    /* (a refused SASL setting builds no client until set again: lifted here, tester finding
+       secure 1) */
+    EXPECT(mcpool_config_set_sasl_plain(cfg, "", 0, "", 0), MCPOOL_OK);
     EXPECT(mcpool_config_set_key_prefix(cfg, NULL, 3), MCPOOL_INVALID_ARGUMENT);
     /* a bad option value is MCPOOL_CONFIG through a typed setter as by name (obs #14: the
        typed setters answered MCPOOL_INVALID_ARGUMENT, class CLIENT_ERROR) */
@@ -260,6 +263,14 @@ static void test_config_validation(void) {
         EXPECT(mcpool_config_set_sasl_plain(sc, S("u"), "", 0), MCPOOL_CONFIG);
         CHECK(strstr(mcpool_last_error_message(), "both or neither") != NULL);
         EXPECT(mcpool_config_set_sasl_plain(sc, "", 0, S("p")), MCPOOL_CONFIG);
+        /* A refused SASL login builds no client that would log in as no one (tester finding
+         * secure 1), until the credentials are set again or cleared. */
+        EXPECT(mcpool_client_new(sc, &cl), MCPOOL_CONFIG);
+        CHECK(cl == NULL);
+        CHECK(strstr(mcpool_last_error_message(), "sasl_username was refused when it was set") !=
+              NULL);
+        EXPECT(mcpool_config_set(sc, S("sasl_password"), "p\nw", 3), MCPOOL_CONFIG);
+        EXPECT(mcpool_config_set_sasl_plain(sc, "", 0, "", 0), MCPOOL_OK);
         EXPECT(mcpool_client_new(sc, &cl), MCPOOL_OK);
         mcpool_client_free(cl);
         mcpool_config_free(sc);
@@ -1198,10 +1209,21 @@ static void test_tls_config(void) {
                MCPOOL_UNSUPPORTED);
         EXPECT(mcpool_config_set_tls_server_name(cfg, S("cache.example")), MCPOOL_UNSUPPORTED);
         EXPECT(mcpool_config_set_tls_insecure_skip_verify(cfg, true), MCPOOL_UNSUPPORTED);
-        /* A TLS option at its default changes nothing and is accepted (docs/options.md). */
+        /* Refused and left unchecked, a TLS option builds no client, never a plain-text one
+         * (tester finding secure 1: mcpool_client_new built one). */
+        EXPECT(mcpool_client_new(cfg, &client), MCPOOL_UNSUPPORTED);
+        CHECK(client == NULL);
+        CHECK(strstr(mcpool_last_error_message(), "tls_ca_file was refused when it was set") != NULL);
+        CHECK(strstr(mcpool_last_error_message(), "--features tls") != NULL);
+        /* A TLS option at its default changes nothing and is accepted (docs/options.md), and
+         * lifts that option's refusal; the others still stand until set so too. */
         EXPECT(mcpool_config_set_tls_insecure_skip_verify(cfg, false), MCPOOL_OK);
         EXPECT(mcpool_config_set_tls_ca_file(cfg, S("")), MCPOOL_OK);
-        EXPECT(mcpool_client_new(cfg, &client), MCPOOL_OK); /* still plain TCP */
+        EXPECT(mcpool_client_new(cfg, &client), MCPOOL_UNSUPPORTED);
+        CHECK(strstr(mcpool_last_error_message(), "tls_client_cert was refused") != NULL);
+        EXPECT(mcpool_config_set_tls_client_cert(cfg, S(""), S("")), MCPOOL_OK);
+        EXPECT(mcpool_config_set(cfg, S("tls-server-name"), S("")), MCPOOL_OK);
+        EXPECT(mcpool_client_new(cfg, &client), MCPOOL_OK); /* plain TCP: no TLS was asked */
     } else {
         EXPECT(mcpool_config_set_tls_server_name(cfg, S("cache.example")), MCPOOL_OK);
         EXPECT(mcpool_config_set_tls_client_cert(cfg, S("/c.pem"), S("/k.pem")), MCPOOL_OK);
@@ -2236,6 +2258,50 @@ static void fake_stop(struct fake *f) {
     f->stop = 1;
     pthread_join(f->tid, NULL);
     close(f->listener);
+}
+
+/* A write whose reply never comes says its outcome is unknown; a read, a refused connect and
+ * a restored message do not (mcpool_last_error_outcome_unknown, _last_item_outcome_unknown:
+ * what Rust's Error::outcome_unknown answers, on the C surface). A deliberately silent fake
+ * server (mode 2: reads, never replies). */
+static void test_outcome_unknown(void) {
+    struct fake f;
+    CHECK(fake_start(&f, 2) == 0);
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%d", f.port);
+    mcpool_config *cfg = NULL;
+    mcpool_client *c = NULL;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, S(addr), 1), MCPOOL_OK);
+    EXPECT(mcpool_config_set_io_timeout_ms(cfg, 200), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("failure_limit"), S("1000")), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &c), MCPOOL_OK);
+    mcpool_config_free(cfg);
+    EXPECT(mcpool_client_set(c, K("ou"), (const uint8_t *)"v", 1, 0, 0), MCPOOL_IO_TIMEOUT);
+    CHECK(mcpool_last_error_outcome_unknown());
+    CHECK(strstr(mcpool_last_error_message(), "whether it was applied is unknown") != NULL);
+    mcpool_item *item = NULL;
+    EXPECT(mcpool_client_get(c, K("ou"), &item), MCPOOL_IO_TIMEOUT);
+    CHECK(!mcpool_last_error_outcome_unknown()); /* a read changes nothing */
+    const uint8_t *keys[2] = {(const uint8_t *)"ou1", (const uint8_t *)"ou2"};
+    const uint8_t *values[2] = {(const uint8_t *)"a", (const uint8_t *)"b"};
+    size_t klens[2] = {3, 3}, vlens[2] = {1, 1};
+    mcpool_status st[2];
+    EXPECT(mcpool_client_set_multi(c, keys, klens, values, vlens, NULL, 2, 0, st), MCPOOL_OK);
+    EXPECT(st[0], MCPOOL_IO_TIMEOUT);
+    CHECK(mcpool_last_item_outcome_unknown(0) && mcpool_last_item_outcome_unknown(1));
+    CHECK(!mcpool_last_item_outcome_unknown(2));
+    CHECK(mcpool_last_error_outcome_unknown());
+    const char *mine = "my own message";
+    EXPECT(mcpool_last_error_restore((const uint8_t *)mine, strlen(mine)), MCPOOL_OK);
+    CHECK(!mcpool_last_error_outcome_unknown());
+    mcpool_client_free(c);
+    fake_stop(&f);
+    /* Nothing sent: a refused connect. */
+    mcpool_client *down = new_client("127.0.0.1:1");
+    CHECK(mcpool_client_set(down, K("ou"), (const uint8_t *)"v", 1, 0, 0) >= 100);
+    CHECK(!mcpool_last_error_outcome_unknown());
+    mcpool_client_free(down);
 }
 
 /* noop, one result per server without pairs (each protocol, against the real memcached). */
@@ -3980,6 +4046,7 @@ int main(int argc, char **argv) {
     test_dead_server();
     test_with_version_sent();
     test_interrupt_check();
+    test_outcome_unknown();
     test_events();
     test_operations();
     test_threads(c);

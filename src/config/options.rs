@@ -129,6 +129,16 @@ pub struct OptionSpec {
     apply: Apply,
 }
 
+impl OptionSpec {
+    /// Whether the option secures the traffic (`tls`, `tls_*`, `sasl_*`): a client built
+    /// without it, where it was asked for, speaks plain text or logs in as no one. A surface
+    /// that sets options one call at a time (the C ABI) refuses to build a client after such
+    /// an option was refused, so that an unchecked refusal cannot fall back to plain text.
+    pub fn secures_traffic(&self) -> bool {
+        self.name == "tls" || self.name.starts_with("tls_") || self.name.starts_with("sasl_")
+    }
+}
+
 impl std::fmt::Debug for OptionSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OptionSpec")
