@@ -932,6 +932,14 @@ fn sasl_credentials_are_checked_at_build_and_never_shown() {
             other => panic!("{name} alone: {other:?}"),
         }
     }
+    // Both empty is no SASL, as by name (tester finding secure 3: an empty login was sent).
+    let none = binary().sasl_plain("alice", "pw").sasl_plain("", "");
+    assert!(none.config().sasl.is_none());
+    assert!(none.build().is_ok());
+    match binary().sasl_plain("", "pw").build() {
+        Err(Error::Config(m)) => assert!(m.contains("sasl_username"), "{m}"),
+        other => panic!("typed, no user name: {other:?}"),
+    }
     match binary().sasl_plain("alice", "").build() {
         Err(Error::Config(m)) => assert!(m.contains("sasl_password"), "{m}"),
         other => panic!("typed, no password: {other:?}"),
