@@ -1027,6 +1027,16 @@ const char *mcpool_last_error_server(size_t *out_len);
 bool mcpool_last_error_outcome_unknown(void);
 
 /**
+ * Marks this thread's last error as one whose request's outcome is unknown (or not), as
+ * `mcpool_last_error_outcome_unknown` then answers: for a binding that saved a core error
+ * (its message with `mcpool_last_error_message`, this flag with
+ * `mcpool_last_error_outcome_unknown`) and put the message back with
+ * `mcpool_last_error_restore` (which clears the flag) after running code of its own.
+ * Ignored while the last error is empty.
+ */
+void mcpool_last_error_restore_outcome_unknown(bool outcome_unknown);
+
+/**
  * Empties this thread's last error, so that what it holds afterwards can only come from the
  * calls made since.
  *

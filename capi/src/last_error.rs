@@ -251,6 +251,20 @@ pub extern "C" fn mcpool_last_error_outcome_unknown() -> bool {
     LAST_OUTCOME_UNKNOWN.try_with(Cell::get).unwrap_or(false)
 }
 
+/// Marks this thread's last error as one whose request's outcome is unknown (or not), as
+/// `mcpool_last_error_outcome_unknown` then answers: for a binding that saved a core error
+/// (its message with `mcpool_last_error_message`, this flag with
+/// `mcpool_last_error_outcome_unknown`) and put the message back with
+/// `mcpool_last_error_restore` (which clears the flag) after running code of its own.
+/// Ignored while the last error is empty.
+#[no_mangle]
+pub extern "C" fn mcpool_last_error_restore_outcome_unknown(outcome_unknown: bool) {
+    let empty = LAST_ERROR
+        .try_with(|slot| slot.borrow().is_empty())
+        .unwrap_or(true);
+    let _ = LAST_OUTCOME_UNKNOWN.try_with(|slot| slot.set(outcome_unknown && !empty));
+}
+
 /// Empties this thread's last error, so that what it holds afterwards can only come from the
 /// calls made since.
 ///
@@ -437,6 +451,17 @@ mod tests {
         // SAFETY: `saved` is valid for reads of its length.
         unsafe { mcpool_last_error_restore(saved.as_ptr(), saved.len()) };
         assert!(!mcpool_last_error_outcome_unknown());
+        mcpool_last_error_restore_outcome_unknown(true);
+        assert!(
+            mcpool_last_error_outcome_unknown(),
+            "put back with the message"
+        );
+        mcpool_last_error_clear();
+        mcpool_last_error_restore_outcome_unknown(true);
+        assert!(
+            !mcpool_last_error_outcome_unknown(),
+            "no last error, no outcome"
+        );
         landingpad(|| Err(Failure::from_error("incr", Some(b"k"), &timed_out(false))));
         assert!(!mcpool_last_error_outcome_unknown(), "nothing was sent");
         landingpad(|| Err(Failure::from_error("incr", Some(b"k"), &timed_out(true))));
