@@ -456,7 +456,8 @@ pub unsafe extern "C" fn mcpool_client_set_multi_ttl(
 
 /// Any store command over `n` items in one pipelined round trip per server, as
 /// `mcpool_client_set_multi_ttl`: `op` is SET, ADD, REPLACE, APPEND, PREPEND (never
-/// compressed; the expiry is not sent, as memcached keeps the item's) or CAS, which compares
+/// compressed; neither the expiry nor `flags[i]` changes the item: memcached keeps the
+/// item's, whose flags SET, ADD, REPLACE or CAS set) or CAS, which compares
 /// item `i` with `cas[i]` (`cas` NULL: all 0; read only for CAS; an item whose CAS is 0 is
 /// `MCPOOL_INVALID_ARGUMENT`, unsent, as `mcpool_client_cas`). Each item's status as the
 /// single commands answer: `MCPOOL_OK` stored, `MCPOOL_NOT_STORED` (add of an existing key,

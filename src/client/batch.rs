@@ -41,7 +41,8 @@ impl Client {
 
     /// Any store command over many items, pipelined per server as [`Client::set_multi`] (one
     /// round trip per server): `add`,
-    /// `replace`, `append`, `prepend` (never compressed; expiry ignored, as memcached does),
+    /// `replace`, `append`, `prepend` (never compressed; the expiry and [`SetItem::flags`]
+    /// ignored, as memcached keeps the stored item's),
     /// or `cas` (each item compared with its own [`SetItem::cas`]; the number inside
     /// `StoreCommand::Cas` is not used; an item whose CAS is 0 fails alone with
     /// `Error::InvalidArgument`, as [`Client::cas`]). Outcomes as the single commands answer them
