@@ -50,6 +50,7 @@ static jmethodID mid_dispatch_event, mid_dispatch_operation, mid_dispatch_resolv
 static JavaVM *the_vm;
 static jmethodID ctor_client_exc, ctor_config_exc, ctor_connection_exc, ctor_timeout_exc, ctor_server_exc,
     ctor_mcpool_exc;
+static jfieldID fid_outcome_unknown; /* McpoolException.outcomeUnknown */
 
 /* Threads this library attached to the JVM (a core thread running a callback) are detached
  * when they end: the key's destructor runs at the thread's exit, while the JVM still knows
@@ -95,6 +96,8 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
             (*env)->GetMethodID(env, *table[i].cls, "<init>", "(ILjava/lang/String;Ljava/lang/String;)V");
         if (*table[i].ctor == NULL) return JNI_ERR;
     }
+    fid_outcome_unknown = (*env)->GetFieldID(env, cls_mcpool_exc, "outcomeUnknown", "Z");
+    if (fid_outcome_unknown == NULL) return JNI_ERR;
     cls_byte_array = global_class(env, "[B");
     cls_oom = global_class(env, "java/lang/OutOfMemoryError");
     if (cls_byte_array == NULL || cls_oom == NULL) return JNI_ERR;
@@ -127,15 +130,17 @@ static void throw_status(JNIEnv *env, mcpool_status st) {
 
 /* The exception throw_status throws, made but not thrown (NULL with an exception pending if
  * it could not be made). */
-static jobject status_exception_msg(JNIEnv *env, mcpool_status st, const char *msg, size_t len);
+static jobject status_exception_msg(JNIEnv *env, mcpool_status st, const char *msg, size_t len, bool unknown);
 
 static jobject status_exception(JNIEnv *env, mcpool_status st) {
-    return status_exception_msg(env, st, mcpool_last_error_message(), mcpool_last_error_length());
+    return status_exception_msg(env, st, mcpool_last_error_message(), mcpool_last_error_length(),
+                                mcpool_last_error_outcome_unknown());
 }
 
-/* As status_exception, with msg (len bytes of UTF-8) as the message: a batch item's own
- * (mcpool_last_item_error_message). */
-static jobject status_exception_msg(JNIEnv *env, mcpool_status st, const char *msg, size_t len) {
+/* As status_exception, with msg (len bytes of UTF-8) as the message and unknown as its
+ * outcomeUnknown(): a batch item's own (mcpool_last_item_error_message,
+ * mcpool_last_item_outcome_unknown). */
+static jobject status_exception_msg(JNIEnv *env, mcpool_status st, const char *msg, size_t len, bool unknown) {
     jclass cls;
     jmethodID ctor;
     switch (mcpool_status_class(st)) {
@@ -174,6 +179,7 @@ static jobject status_exception_msg(JNIEnv *env, mcpool_status st, const char *m
     (*env)->DeleteLocalRef(env, bytes);
     jobject exc = NULL;
     if (!(*env)->ExceptionCheck(env)) exc = (*env)->NewObject(env, cls, ctor, (jint)st, name, jmsg);
+    if (exc != NULL && unknown) (*env)->SetBooleanField(env, exc, fid_outcome_unknown, JNI_TRUE);
     (*env)->DeleteLocalRef(env, name);
     (*env)->DeleteLocalRef(env, jmsg);
     return exc;
@@ -215,15 +221,16 @@ typedef struct {
 } item_errors;
 
 /* Records item i's exception: status st (an error, not an answer) with msg (len bytes of
- * UTF-8), the core's message for that item; an empty message leaves the slot null (Java names
- * the key and status). 0 with a Java exception pending. */
-static int item_error(JNIEnv *env, item_errors *e, size_t i, mcpool_status st, const char *msg, size_t len) {
+ * UTF-8) and unknown, the core's message and outcome for that item; an empty message leaves
+ * the slot null (Java names the key and status). 0 with a Java exception pending. */
+static int item_error(JNIEnv *env, item_errors *e, size_t i, mcpool_status st, const char *msg, size_t len,
+                      bool unknown) {
     if (len == 0) return 1;
     if (e->arr == NULL) {
         e->arr = (*env)->NewObjectArray(env, e->n, cls_mcpool_exc, NULL);
         if (e->arr == NULL) return 0;
     }
-    jobject exc = status_exception_msg(env, st, msg, len);
+    jobject exc = status_exception_msg(env, st, msg, len, unknown);
     if (exc == NULL) return 0;
     (*env)->SetObjectArrayElement(env, e->arr, (jsize)i, exc);
     (*env)->DeleteLocalRef(env, exc);
@@ -244,7 +251,7 @@ static int batch_errors(JNIEnv *env, item_errors *e, mcpool_status rc, const mcp
             if (is_answer(st[b])) continue;
             size_t mlen = 0;
             const char *msg = mcpool_last_item_error_message(b, &mlen);
-            ok = item_error(env, e, i, st[b], msg, mlen);
+            ok = item_error(env, e, i, st[b], msg, mlen, mcpool_last_item_outcome_unknown(b));
             continue;
         }
         if (whole == NULL) {
@@ -2095,7 +2102,7 @@ static jbyteArray get_multi(JNIEnv *env, jlong h, jbyteArray keys, jintArray len
                                ? MULTI_UNREADABLE : MULTI_FAILED;
                 size_t mlen = 0;
                 const char *msg = mcpool_last_item_error_message(i, &mlen);
-                jobject exc = status_exception_msg(env, statuses[i], msg, mlen);
+                jobject exc = status_exception_msg(env, statuses[i], msg, mlen, mcpool_last_item_outcome_unknown(i));
                 if (exc == NULL) goto out;
                 (*env)->SetObjectArrayElement(env, vals, (jsize)i, exc);
                 (*env)->DeleteLocalRef(env, exc);

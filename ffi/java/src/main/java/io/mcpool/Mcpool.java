@@ -1384,7 +1384,7 @@ public final class Mcpool implements AutoCloseable {
                     break;
                 }
             }
-            if (closed) return PartialResultException.first(errors);
+            if (closed) return McpoolException.first(errors);
         }
         return new PartialBatchException(op, answers, errors);
     }
@@ -1693,9 +1693,9 @@ public final class Mcpool implements AutoCloseable {
         return answers("touchMulti", ka, st, errs);
     }
 
-    /** Increments every key's counter by delta in one pipelined round trip per server: key to
-     * its new value, empty when the key is missing (a key listed twice is counted twice, its
-     * last value kept). A negative delta is a {@link ClientException} MCPOOL_INVALID_ARGUMENT,
+    /** Increments every key's counter by delta ({@link #incrMulti(Map)}: a delta per key) in
+     * one pipelined round trip per server: key to its new value, empty when the key is
+     * missing (a key listed twice is counted twice, its last value kept). A negative delta is a {@link ClientException} MCPOOL_INVALID_ARGUMENT,
      * nothing sent. Keys that fail (a value that is not a number: the server's CLIENT_ERROR, a
      * {@link ClientException}; a new value above {@code Long.MAX_VALUE}: MCPOOL_OUT_OF_RANGE
      * with the exact value; a server down) throw a {@link PartialBatchException} once every
@@ -1705,22 +1705,56 @@ public final class Mcpool implements AutoCloseable {
         return arithMulti(true, keys, delta);
     }
 
-    /** As {@link #incrMulti}, subtracting (memcached stops at 0). */
+    /** As {@link #incrMulti(Collection, long)}, subtracting (memcached stops at 0). */
     public Map<String, OptionalLong> decrMulti(Collection<String> keys, long delta) {
         return arithMulti(false, keys, delta);
+    }
+
+    /** As {@link #incrMulti(Collection, long)}, each key by its own delta (as the C ABI's
+     * {@code mcpool_client_arith_multi} takes them), in one pipelined round trip per server.
+     * A null or negative delta is a {@link ClientException} MCPOOL_INVALID_ARGUMENT naming
+     * the key, nothing sent. */
+    public Map<String, OptionalLong> incrMulti(Map<String, Long> deltas) {
+        return arithMulti(true, deltas);
+    }
+
+    /** As {@link #incrMulti(Map)}, subtracting (memcached stops at 0). */
+    public Map<String, OptionalLong> decrMulti(Map<String, Long> deltas) {
+        return arithMulti(false, deltas);
     }
 
     private Map<String, OptionalLong> arithMulti(boolean incr, Collection<String> keys, long delta) {
         notNull(keys, "key collection");
         String[] ka = keys.toArray(new String[0]);
+        long[] deltas = new long[ka.length];
+        Arrays.fill(deltas, delta);
+        return arithMulti(incr, ka, deltas);
+    }
+
+    private Map<String, OptionalLong> arithMulti(boolean incr, Map<String, Long> deltaOf) {
+        notNull(deltaOf, "delta map");
+        String[] ka = new String[deltaOf.size()];
+        long[] deltas = new long[ka.length];
+        int i = 0;
+        for (Map.Entry<String, Long> e : deltaOf.entrySet()) {
+            if (e.getValue() == null) throw ClientException.invalidArgument("null delta for key \"" + e.getKey() + "\"");
+            ka[i] = e.getKey();
+            deltas[i++] = e.getValue();
+        }
+        return arithMulti(incr, ka, deltas);
+    }
+
+    /** incrMulti/decrMulti: key ka[i] by deltas[i]. */
+    private Map<String, OptionalLong> arithMulti(boolean incr, String[] ka, long[] deltas) {
         byte[][] ks = new byte[ka.length][];
         for (int i = 0; i < ka.length; i++) ks[i] = key(ka[i]);
-        if (delta < 0) throw ClientException.invalidArgument("negative counter delta " + delta
-            + " (memcached's deltas are unsigned: incr by -n is decr by n)");
+        for (int i = 0; i < ka.length; i++) {
+            if (deltas[i] < 0) throw ClientException.invalidArgument("negative counter delta " + deltas[i] + " for "
+                + ka[i] + " (memcached's deltas are unsigned: incr by -n is decr by n)");
+        }
         int n = ka.length;
         int[] klens = new int[n], st = new int[n];
-        long[] deltas = new long[n], values = new long[n];
-        Arrays.fill(deltas, delta);
+        long[] values = new long[n];
         byte[] kb = pack(ks, klens, "keys");
         McpoolException[] errs = null;
         if (n > 0) {

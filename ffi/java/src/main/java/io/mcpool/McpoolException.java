@@ -15,6 +15,9 @@ package io.mcpool;
  * (the server answered with an error, or an answer that could not be understood, or a value
  * that was read but cannot be delivered).
  * Misses and stores that did not happen are answers, never exceptions.
+ *
+ * <p>{@link #outcomeUnknown()} tells a write that may have been applied (sent, then timed out
+ * or cut off) from one that certainly was not.
  */
 public class McpoolException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -24,6 +27,10 @@ public class McpoolException extends RuntimeException {
     private final String statusName;
     /** The message without the status name before it. */
     private final String detail;
+    /** Set by the native code from the core's answer (mcpool_last_error_outcome_unknown,
+     * mcpool_last_item_outcome_unknown), or a batch's from its keys'; never by a public
+     * constructor. */
+    private boolean outcomeUnknown;
 
     /** An exception of this status: the C ABI's number ({@link #status()}, 0 for the Java
      * side's own) and name ({@link #statusName()}); its message reads
@@ -40,6 +47,18 @@ public class McpoolException extends RuntimeException {
         initCause(cause);
     }
 
+    /** A batch's exception ({@link PartialBatchException}, {@link PartialResultException}):
+     * its status and cause the first failed key's, its outcome unknown when any key's is. */
+    McpoolException(String message, java.util.Map<String, McpoolException> errors) {
+        this(first(errors).status(), first(errors).statusName(), message, first(errors));
+        for (McpoolException e : errors.values()) outcomeUnknown |= e.outcomeUnknown;
+    }
+
+    /** The first failed key's exception of a batch. */
+    static McpoolException first(java.util.Map<String, McpoolException> errors) {
+        return errors.values().iterator().next();
+    }
+
     /** The C ABI status number (0 for errors raised by the Java side). */
     public int status() {
         return status;
@@ -48,6 +67,21 @@ public class McpoolException extends RuntimeException {
     /** The status name, e.g. {@code MCPOOL_INVALID_KEY}. */
     public String statusName() {
         return statusName;
+    }
+
+    /**
+     * Whether the request was sent and its outcome is unknown: a write that timed out waiting
+     * for its reply, or whose connection was closed or reset after it was sent, may or may not
+     * have been applied (the message then says "whether it was applied is unknown"). Read the
+     * key back before repeating it: an {@code incr} or {@code append} repeated blindly may be
+     * applied twice. False for a failure before anything was sent (a refused connect, a bad
+     * key), for an error the server answered, for a read, and for exceptions the Java side
+     * makes itself. The core decides ({@code mcpool_last_error_outcome_unknown}, per batch item
+     * {@code mcpool_last_item_outcome_unknown}); a {@link PartialBatchException} (or
+     * {@link PartialResultException}) is true when any of its {@code errors()} is.
+     */
+    public boolean outcomeUnknown() {
+        return outcomeUnknown;
     }
 
     /** The message without the status name before it. */

@@ -39,7 +39,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *     and returned null/false: a null or invalid key, a null key array or argument (never a
  *     NullPointerException), a key or String value with an unpaired surrogate (it has no UTF-8
  *     form; Whalin sent {@code ?} in its place, so {@code "a\ud800"} and {@code "a?"} were one
- *     key), a value that cannot be encoded, a pool that is not initialized. A value too large
+ *     key), a value that cannot be encoded, a {@code cas} whose CAS unique is 0 (see
+ *     {@link #cas(String, Object, long)}), a pool that is not initialized. A value too large
  *     is not one of them (false, above).</li>
  * <li>Java serialization is off until {@link #setSerializationEnabled(boolean)}: storing an
  *     object of another type is a {@link ClientException}; reading a value flagged serialized
@@ -365,14 +366,17 @@ public class MemCachedClient {
         return store(Native.OP_PREPEND, key, value, null, 0);
     }
 
-    /** Stores only if the CAS unique (from {@link #gets}) still matches; a {@code casUnique}
-     * of 0 is a caller's error, thrown as {@link ClientException} MCPOOL_INVALID_ARGUMENT with
-     * nothing sent (the binary protocol would store unconditionally). As Whalin's, every
-     * other failure answers {@code false} too, including a timeout after the request was
-     * sent, which may still have stored the value: {@code false} does not tell "changed
-     * since gets" from "unknown" (tester finding retest34 3). A retry loop that must not apply
-     * its update twice uses {@link Mcpool#casResult} of an {@link Mcpool} client of the same
-     * servers, which throws for a timeout and names each answer. */
+    /** Stores only if the CAS unique (from {@link #gets}) still matches. A {@code casUnique}
+     * of 0 (what {@link #gets} reads from a memcached run with {@code -C}, CAS off) is a
+     * caller's error, thrown as {@link ClientException} MCPOOL_INVALID_ARGUMENT with nothing
+     * sent, never answered: Whalin's text client answered false (memcached's ERROR, a second
+     * ERROR left for the connection's next call), on which a retry loop never ends, and its
+     * binary client stored unconditionally and answered true. As Whalin's, every other
+     * failure answers {@code false}, including a timeout after the request was sent, which
+     * may still have stored the value: {@code false} does not tell "changed since gets" from
+     * "unknown" (tester finding retest34 3). A retry loop that must not apply its update
+     * twice uses {@link Mcpool#casResult} of an {@link Mcpool} client of the same servers,
+     * which throws for a timeout and names each answer. */
     public boolean cas(String key, Object value, long casUnique) { return cas(key, value, null, casUnique); }
     /** {@link #cas(String, Object, long)} expiring at {@code expiry}, as {@link #set(String, Object, Date)}. */
     public boolean cas(String key, Object value, Date expiry, long casUnique) {

@@ -17,7 +17,9 @@ import java.util.Map;
  * {@link ConnectionException} for a key of a down server, a {@link TimeoutException}, a
  * {@link ServerException}, a {@link ClientException} for a refused key or value). A key in
  * neither map was not in the batch. Its {@link #status()} and cause are the first failed
- * key's, in the map's order. As {@link PartialResultException} for multi-gets.
+ * key's, in the map's order; {@link #outcomeUnknown()} is true when any failed key's is (a
+ * write sent whose outcome is unknown: read those keys back before repeating them). As
+ * {@link PartialResultException} for multi-gets.
  *
  * <p>A batch that failed as a whole because its client was closed (by {@link Mcpool#close()}
  * before the call, or while it waited for a pooled connection: nothing answered, every item
@@ -30,10 +32,8 @@ public class PartialBatchException extends McpoolException {
     private final transient Map<String, McpoolException> errors;
 
     PartialBatchException(String op, Map<String, ?> answers, Map<String, McpoolException> errors) {
-        super(PartialResultException.first(errors).status(), PartialResultException.first(errors).statusName(),
-            errors.size() + " key(s) of " + op + " failed (" + PartialResultException.someKeys(errors) + "), "
-                + answers.size() + " answered: " + PartialResultException.first(errors).getMessage());
-        initCause(PartialResultException.first(errors));
+        super(errors.size() + " key(s) of " + op + " failed (" + PartialResultException.someKeys(errors) + "), "
+            + answers.size() + " answered: " + first(errors).getMessage(), errors);
         this.answers = Collections.unmodifiableMap(answers);
         this.errors = Collections.unmodifiableMap(errors);
     }

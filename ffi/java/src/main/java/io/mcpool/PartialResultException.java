@@ -23,15 +23,10 @@ public class PartialResultException extends McpoolException {
     }
 
     PartialResultException(Map<String, Object> hits, Map<String, McpoolException> errors, String what) {
-        super(first(errors).status(), first(errors).statusName(), errors.size() + " " + what + " ("
-            + someKeys(errors) + "), " + hits.size() + " read: " + first(errors).getMessage());
-        initCause(first(errors));
+        super(errors.size() + " " + what + " (" + someKeys(errors) + "), " + hits.size() + " read: "
+            + first(errors).getMessage(), errors);
         this.hits = Collections.unmodifiableMap(hits);
         this.errors = Collections.unmodifiableMap(errors);
-    }
-
-    static McpoolException first(Map<String, McpoolException> errors) {
-        return errors.values().iterator().next();
     }
 
     /** The first ten keys, for the message (a down server may fail thousands). */

@@ -115,4 +115,21 @@ public class JavadocTest {
         assertEquals(new TreeSet<>(Arrays.asList("gat", "gats", "gatMulti", "gatsMulti")), gat);
         for (String name : gat) assertTrue(javaCell + " lacks " + name, javaCell.contains("`" + name + "`"));
     }
+
+    /** Tester finding mutations 3: docs/errors.md gave Whalin's MemCachedClient stores
+     * {@code false} for a cas whose CAS unique is 0, where MemCachedClient.cas throws
+     * ClientException, as its Javadoc says. The two say the same now. */
+    @Test
+    public void casOfZeroIsDocumentedAsThrownByMemCachedClient() throws IOException {
+        String errors = new String(Files.readAllBytes(Paths.get("../../docs/errors.md")), StandardCharsets.UTF_8);
+        Matcher m = Pattern.compile("Java (`ClientException`[^\\n]*(?:\\n[^\\n-][^\\n]*)*?), Rust").matcher(
+            errors.substring(errors.indexOf("CAS unique is 0")));
+        assertTrue("errors.md: the Java answer to a cas of 0", m.find());
+        String java = m.group(1).replaceAll("\\s+", " ");
+        assertTrue(java, java.contains("`MemCachedClient.cas` too"));
+        assertFalse(java, java.contains("stores: false"));
+        String doc = docsOf(source("MemCachedClient"), "cas").get(0).replaceAll("\\s*\\n\\s*\\*\\s*", " ");
+        assertTrue(doc, doc.contains("{@code casUnique} of 0 ")
+            && doc.contains("is a caller's error, thrown as {@link ClientException} MCPOOL_INVALID_ARGUMENT"));
+    }
 }

@@ -354,6 +354,32 @@ public class McpoolTest extends ServerTestBase {
                 assertEquals(java.util.OptionalLong.of(1), e.answers().get("bm:c1"));
             }
             assertEquals(1, mc.incr("bm:c1", 0).getAsLong()); // the other key was still counted
+            // a delta per key, as Rust, C and Perl take them (tester finding mutations 4)
+            Map<String, Long> per = new java.util.LinkedHashMap<>();
+            per.put("bm:c1", 4L);
+            per.put("bm:c2", 7L);
+            per.put("bm:cmissing", 1L);
+            Map<String, java.util.OptionalLong> each = mc.incrMulti(per);
+            assertEquals(new java.util.ArrayList<>(per.keySet()), new java.util.ArrayList<>(each.keySet()));
+            assertEquals(5, each.get("bm:c1").getAsLong());
+            assertEquals(7, each.get("bm:c2").getAsLong());
+            assertFalse(each.get("bm:cmissing").isPresent());
+            per.put("bm:c1", 2L);
+            per.put("bm:c2", 10L);
+            each = mc.decrMulti(per);
+            assertEquals(3, each.get("bm:c1").getAsLong());
+            assertEquals(0, each.get("bm:c2").getAsLong());
+            for (Long bad : new Long[] {-1L, null}) {
+                per.put("bm:c2", bad);
+                try {
+                    mc.incrMulti(per);
+                    fail("a delta of " + bad + " was sent");
+                } catch (ClientException e) {
+                    assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+                    assertTrue(e.getMessage(), e.getMessage().contains("bm:c2"));
+                }
+            }
+            assertEquals(3, mc.incr("bm:c1", 0).getAsLong()); // nothing was sent
             assertTrue(mc.setBytes("bm:big", Long.toString(Long.MAX_VALUE).getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, 0));
             try {
                 mc.incrMulti(java.util.Arrays.asList("bm:big"), 1);

@@ -288,6 +288,34 @@ public class MemCachedClientTest {
         assertFalse(mc.cas("mcct:cas:none", "x", 1));
     }
 
+    /** A CAS unique of 0 (what gets reads from memcached -C) is the caller's error, thrown,
+     * never answered (tester finding mutations 3): Whalin's text client answered false, on
+     * which a retry loop never ends, its binary client stored unconditionally. Nothing is
+     * sent, the ErrorHandler is not told, nothing is counted. */
+    @Test
+    public void casOfZeroIsThrownNotAnswered() {
+        MemCachedClient c = new MemCachedClient("mcct");
+        WhalinErrorsTest.Recorder told = new WhalinErrorsTest.Recorder();
+        c.setErrorHandler(told);
+        String k = "mcct:cas0";
+        assertTrue(c.set(k, "one"));
+        long suppressed = c.metrics().get(server.addr()).get("suppressed_errors");
+        for (String key : new String[] {k, k + ":none"}) {
+            for (Date expiry : new Date[] {null, new Date(60_000)}) {
+                try {
+                    c.cas(key, "two", expiry, 0);
+                    fail(key + ": a cas of 0 answered");
+                } catch (ClientException e) {
+                    assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+                }
+            }
+        }
+        assertEquals("one", c.get(k));
+        assertNull(c.get(k + ":none"));
+        assertTrue(told.calls.toString(), told.calls.isEmpty());
+        assertEquals(suppressed, (long) c.metrics().get(server.addr()).get("suppressed_errors"));
+    }
+
     @Test
     public void multi() {
         String[] keys = new String[50];
