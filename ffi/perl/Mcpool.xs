@@ -87,31 +87,60 @@ mcp_croak_xs_usage(pTHX_ const CV *const cv, const char *const params)
 #undef croak_xs_usage
 #define croak_xs_usage(cv, params) mcp_croak_xs_usage(aTHX_ cv, params)
 
-/* For a method that cannot fail whose refusal the core words (setting the last error as it
- * does): this thread's last error before the core was asked, copied (NULL when empty), and
- * the croak that puts it back (mcp_croak_putting_back: the message is made first, so it may
- * quote the core's). */
-static SV *
+/* This thread's last error, saved to be put back after steps that may replace it: its
+ * message (a mortal copy, NULL when empty) and whether its outcome is unknown, which
+ * mcpool_last_error_restore clears (mcp_error_put_back sets it again). */
+typedef struct {
+    SV *msg;
+    bool outcome_unknown;
+} mcp_saved_error_t;
+
+static mcp_saved_error_t
 mcp_error_before(pTHX)
 {
+    mcp_saved_error_t saved;
     size_t len = mcpool_last_error_length();
-    return len ? sv_2mortal(newSVpvn(mcpool_last_error_message(), len)) : NULL;
+    saved.msg = len ? sv_2mortal(newSVpvn(mcpool_last_error_message(), len)) : NULL;
+    saved.outcome_unknown = mcpool_last_error_outcome_unknown();
+    return saved;
 }
 
-static void mcp_croak_putting_back(pTHX_ SV *before, const char *fmt, ...) __attribute__noreturn__;
+static void
+mcp_error_put_back(pTHX_ const mcp_saved_error_t *saved)
+{
+    if (!saved->msg) {
+        mcpool_last_error_clear();
+        return;
+    }
+    mcp_set_last_error(aTHX_ saved->msg);
+    mcpool_last_error_restore_outcome_unknown(saved->outcome_unknown);
+}
+
+/* The core's last error in other words (the command or the time named as the caller gave
+ * them): still the core's error, so whether its outcome is unknown stays. */
+static void
+mcp_error_reworded(pTHX_ SV *msg)
+{
+    bool outcome_unknown = mcpool_last_error_outcome_unknown();
+    mcp_set_last_error(aTHX_ msg);
+    mcpool_last_error_restore_outcome_unknown(outcome_unknown);
+}
+
+/* For a method that cannot fail whose refusal the core words (setting the last error as it
+ * does): the last error saved before the core was asked (mcp_error_before), put back by
+ * the croak (the message is made first, so it may quote the core's). */
+static void mcp_croak_putting_back(pTHX_ const mcp_saved_error_t *before, const char *fmt, ...)
+    __attribute__noreturn__;
 
 static void
-mcp_croak_putting_back(pTHX_ SV *before, const char *fmt, ...)
+mcp_croak_putting_back(pTHX_ const mcp_saved_error_t *before, const char *fmt, ...)
 {
     va_list args;
     SV *msg;
     va_start(args, fmt);
     msg = sv_2mortal(vnewSVpvf(fmt, &args));
     va_end(args);
-    if (before)
-        mcp_set_last_error(aTHX_ before);
-    else
-        mcpool_last_error_clear();
+    mcp_error_put_back(aTHX_ before);
     croak_sv(msg);
 }
 
@@ -765,10 +794,9 @@ mcp_error_renamed(pTHX_ const char *ran, const char *called)
     SV *sv;
     if (len <= rl || strncmp(msg, ran, rl) != 0 || (msg[rl] != ' ' && msg[rl] != ':'))
         return;
-    sv = newSVpv(called, 0);
+    sv = sv_2mortal(newSVpv(called, 0));
     sv_catpvn(sv, msg + rl, len - rl);
-    mcpool_last_error_restore((const uint8_t *)SvPVX(sv), SvCUR(sv));
-    SvREFCNT_dec(sv);
+    mcp_error_reworded(aTHX_ sv);
 }
 
 /* The warning for a value the core refused to deliver (flags that mean nothing in the value
@@ -1482,7 +1510,7 @@ mcp_time_named(pTHX_ SV *sv, int64_t s)
     out = sv_2mortal(newSVpvn(msg, (STRLEN)(at - msg) + 2));
     sv_catpvn(out, g, gl);
     sv_catpvn(out, at + nl - 4, len - (size_t)(at - msg) - (nl - 4));
-    mcpool_last_error_restore((const uint8_t *)SvPVX(out), SvCUR(out));
+    mcp_error_reworded(aTHX_ out);
 }
 
 /* The time `sv` of the call `op` on the key (k, klen), checked as given by the core's rule
@@ -1972,13 +2000,15 @@ mcp_counter_sv(pTHX_ uint64_t v)
  * its storage: a byte string is Latin-1, encoded, so "\x{a0}io_timeout" is io_timeout before
  * and after utf8::upgrade (tester finding retest42 3: only the upgraded one was). Not
  * mcp_option_text's rule: a byte string that is valid UTF-8 ("\xc2\xa0io_timeout") would then
- * differ from its upgraded copy. False for none; this thread's last error is left as it was. */
+ * differ from its upgraded copy. False for none (and, when `why` is not NULL, the core's
+ * refusal in *why, a mortal); this thread's last error is left as it was. */
 static int
-mcp_option_find(pTHX_ SV *name, size_t *out)
+mcp_option_find(pTHX_ SV *name, size_t *out, SV **why)
 {
     STRLEN len;
     const char *p = SvPV(name, len);
-    SV *copy, *before;
+    SV *copy;
+    mcp_saved_error_t before;
     int found;
     if (!SvUTF8(name)) {
         copy = sv_2mortal(newSVpvn(p, len));
@@ -1986,10 +2016,10 @@ mcp_option_find(pTHX_ SV *name, size_t *out)
     }
     before = mcp_error_before(aTHX);
     found = mcpool_option_find(p, (size_t)len, out) == MCPOOL_OK;
-    if (before)
-        mcp_set_last_error(aTHX_ before);
-    else
-        mcpool_last_error_clear();
+    if (!found && why) /* the core's words: unknown option "x" (did you mean ...?) */
+        *why = newSVpvn_flags(mcpool_last_error_message(), mcpool_last_error_length(),
+                              SVf_UTF8 | SVs_TEMP);
+    mcp_error_put_back(aTHX_ &before);
     return found;
 }
 
@@ -2075,7 +2105,7 @@ expiry_from_now(seconds)
     PREINIT:
         int64_t s;
         int64_t at = 0;
-        SV *before;
+        mcp_saved_error_t before;
     CODE:
         /* seconds from now (a duration) as memcached's exptime: the core's one rule,
          * mcpool_expiry_moment_from_now (above 30 days the unix time it ends at; a moment
@@ -2092,16 +2122,16 @@ expiry_from_now(seconds)
          * leaves last_error as it was before (before) */
         before = mcp_error_before(aTHX);
         if (mcp_time_not_number(aTHX_ seconds, "expiry_from_now", "duration", NULL, 0))
-            mcp_croak_putting_back(aTHX_ before, "%s", mcpool_last_error_message());
+            mcp_croak_putting_back(aTHX_ &before, "%s", mcpool_last_error_message());
         /* undef is no duration (magic got above): refused, as Python refuses None, never
          * read as 0, which would answer "expired at once" (tester finding retest41b 3) */
         if (!SvOK(seconds))
-            mcp_croak_putting_back(aTHX_ before, "expiry_from_now: invalid duration: undef is "
+            mcp_croak_putting_back(aTHX_ &before, "expiry_from_now: invalid duration: undef is "
                                    "not a number of seconds");
         s = mcp_seconds(aTHX_ seconds);
         if (mcpool_expiry_moment_from_now_checked("expiry_from_now", s, &at) != MCPOOL_OK) {
             mcp_time_named(aTHX_ seconds, s);
-            mcp_croak_putting_back(aTHX_ before, "%s", mcpool_last_error_message());
+            mcp_croak_putting_back(aTHX_ &before, "%s", mcpool_last_error_message());
         }
         RETVAL = (IV)at;
     OUTPUT:
@@ -3701,10 +3731,23 @@ _option_canonical(name)
     CODE:
         /* the core's name of the option a name is in any spelling the core reads
            ("IO-Timeout" is io_timeout: mcp_option_find); undef if none */
-        if (mcp_option_find(aTHX_ name, &i))
+        if (mcp_option_find(aTHX_ name, &i, NULL))
             RETVAL = newSVpv(mcpool_option_name(i), 0);
         else
             RETVAL = newSVsv(&PL_sv_undef);
+    OUTPUT:
+        RETVAL
+
+SV *
+_option_refusal(name)
+        SV *name
+    PREINIT:
+        size_t i = 0;
+        SV *why = NULL;
+    CODE:
+        /* undef for a name the core reads (any spelling), else the core's refusal of it
+           (unknown option "x" (did you mean ...?)); last_error left as it is */
+        RETVAL = mcp_option_find(aTHX_ name, &i, &why) ? newSV(0) : SvREFCNT_inc_simple_NN(why);
     OUTPUT:
         RETVAL
 
@@ -3716,7 +3759,7 @@ _option_is_duration(name)
     CODE:
         /* whether the core's option of this name (any spelling the core reads) takes a
            duration: the core's answer (mcpool_option_is_duration), as Python asks it */
-        RETVAL = mcp_option_find(aTHX_ name, &i) && mcpool_option_is_duration(i);
+        RETVAL = mcp_option_find(aTHX_ name, &i, NULL) && mcpool_option_is_duration(i);
     OUTPUT:
         RETVAL
 
@@ -3730,7 +3773,7 @@ option_doc(name)
          * type, unit, default, what it does; undef if unknown. The name in any spelling the
          * core reads, as new takes it (mcp_option_find; tester finding retest42 2: only the
          * exact name was found) */
-        if (mcp_option_find(aTHX_ name, &i))
+        if (mcp_option_find(aTHX_ name, &i, NULL))
             RETVAL = newSVpv(mcpool_option_doc_seconds(i), 0);
         else
             RETVAL = newSVsv(&PL_sv_undef);
@@ -3781,7 +3824,7 @@ metrics_prometheus(m)
         const char *text = NULL;
         size_t len = 0;
         mcpool_status st;
-        SV *before;
+        mcp_saved_error_t before;
     CODE:
         /* the core's snapshot in the Prometheus text exposition format, without I/O; it
          * cannot fail as metrics cannot (POD "last_error"): should the core refuse, the croak
@@ -3795,7 +3838,7 @@ metrics_prometheus(m)
             mcpool_metrics_free(snap);
         }
         if (RETVAL == &PL_sv_undef)
-            mcp_croak_putting_back(aTHX_ before, "metrics_prometheus: %s",
+            mcp_croak_putting_back(aTHX_ &before, "metrics_prometheus: %s",
                                    mcpool_last_error_message());
     OUTPUT:
         RETVAL
@@ -4158,6 +4201,24 @@ last_error(...)
     OUTPUT:
         RETVAL
 
+bool
+last_error_outcome_unknown(...)
+    CODE:
+        /* the core's answer for the last error (mcpool_last_error_outcome_unknown) */
+        PERL_UNUSED_VAR(items);
+        RETVAL = mcpool_last_error_outcome_unknown();
+    OUTPUT:
+        RETVAL
+
+bool
+last_item_outcome_unknown(index)
+        UV index
+    CODE:
+        /* the core's answer for item `index` of the last batch call */
+        RETVAL = mcpool_last_item_outcome_unknown((size_t)index);
+    OUTPUT:
+        RETVAL
+
 SV *
 last_item_error(index)
         UV index
@@ -4180,9 +4241,13 @@ _clear_last_error()
         mcpool_last_error_clear();
 
 void
-_restore_last_error(msg)
+_restore_last_error(msg, outcome_unknown = 0)
         SV *msg
+        bool outcome_unknown
     CODE:
-        /* what a method left, put back after the callbacks (Mcpool::Hooked) ran; a croak's
-         * message of lib/Mcpool.pm's (Mcpool::_croak), as mcp_croak leaves the XS ones' */
+        /* what a method left, put back after the callbacks (Mcpool::Hooked) ran, with
+         * whether its outcome is unknown; a croak's message of lib/Mcpool.pm's
+         * (Mcpool::_croak), as mcp_croak leaves the XS ones' */
         mcp_set_last_error(aTHX_ msg);
+        if (outcome_unknown)
+            mcpool_last_error_restore_outcome_unknown(true);

@@ -419,12 +419,19 @@ sub new {
             . 'address, resolving them before new or set_servers, or by a name the system '
             . 'resolves')
         if exists $conf->{resolver};
+    my @unknown = grep { !$perl_args{$_} && !$cmf_args{$_} && !$core_option{$_} } sort keys %$conf;
+    # An unknown TLS or SASL name (tls_cafile, sasl_passwd, pylibmc's username and password)
+    # croaks, check_args or not, in the core's words (its suggestion of the name): warned
+    # about, the client talked plain text or without SASL (tester finding secure 2).
+    # Cache::Memcached::Fast has no such names, so no code of its relies on their passing.
+    for my $name (@unknown) {
+        next unless $name =~ /\A\s*(?:tls|ssl|sasl)/ui || $name =~ /\A\s*(?:username|password)\s*\z/ui;
+        _croak('Mcpool->new: ' . (_option_refusal($name) // "unknown option \"$name\""));
+    }
     unless (lc($conf->{check_args} // '') eq 'skip') {
         Carp::carp('compress_algo was removed in 0.08, use compress_methods')
             if exists $conf->{compress_algo};
-        if (my @unknown = grep { !$perl_args{$_} && !$cmf_args{$_} && !$core_option{$_} }
-            sort keys %$conf)
-        {
+        if (@unknown) {
             local $" = ', ';
             Carp::carp("Unknown arguments: @unknown");
         }
@@ -645,11 +652,13 @@ sub class_for { Mcpool::_mixed_in(__PACKAGE__, $_[0]) }
             };
             my $err = $@;
             # The callbacks may use the client: what the method left in last_error is put
-            # back after them (the rule: last_error is the user's call's failure or nothing).
-            my $last = Mcpool::last_error();
+            # back after them, with whether its outcome is unknown (the rule: last_error is
+            # the user's call's failure or nothing).
+            my ($last, $unknown) = (Mcpool::last_error(), Mcpool::last_error_outcome_unknown());
             $self->_deliver_ops;
             $self->_dispatch_events;
-            Mcpool::_restore_last_error($last) if Mcpool::last_error() ne $last;
+            Mcpool::_restore_last_error($last, $unknown)
+                if Mcpool::last_error() ne $last || Mcpool::last_error_outcome_unknown() != $unknown;
             die $err unless $ok;
             return $want ? @r : $r[0];
         };
@@ -696,9 +705,10 @@ sub _fail {
         nowait_push   => sub { return },
         DESTROY       => sub { return },
     );
-    my %skip = map { $_ => 1 } qw(new import can isa VERSION last_error option_names
-        option_doc library_version tls_supported expiry_from_now class_for CLONE_SKIP namespace
-        enable_compress disconnect_all close set_servers);
+    my %skip = map { $_ => 1 } qw(new import can isa VERSION last_error
+        last_error_outcome_unknown option_names option_doc library_version tls_supported
+        expiry_from_now class_for CLONE_SKIP namespace enable_compress disconnect_all close
+        set_servers);
     for my $name (sort keys %Mcpool::) {
         next if $name =~ /[^A-Za-z_]/ || $skip{$name} || !defined &{"Mcpool::$name"};
         next if $name =~ /^_/ && !$quiet{$name};
@@ -1365,7 +1375,12 @@ seconds (a number and a unit is the core's text form, read as the core reads it,
 and with white space: C<'250ms'>, C<'1.5S'>, C<' 2 s'>), C<max_size> is the largest value (the core's C<max_value_size>);
 the pool's size is C<pool_size>. A bad value croaks naming the option, the value and the
 accepted form (C<Mcpool-E<gt>new: protocol: option protocol: bad value "smoke": ...>); an
-unknown name warns (C<Unknown arguments: ...>), as in Cache::Memcached::Fast. C<resolver>
+unknown name warns (C<Unknown arguments: ...>), as in Cache::Memcached::Fast, except an
+unknown name that begins with C<tls>, C<ssl> or C<sasl> (in any case) and C<username> and
+C<password> (pylibmc's names): these croak, even with C<< check_args => 'skip' >>, in the
+core's words with the name it suggests (C<Mcpool-E<gt>new: unknown option "tls_cafile" (did
+you mean tls_ca_file, tls?)>), since a misspelled TLS or SASL option would leave the client
+talking plain text or without SASL (Cache::Memcached::Fast has no such options). C<resolver>
 (Python's and C's hook that answers a server name's addresses) croaks: the core resolves names
 on its own threads, which cannot run Perl code; give the servers by IP address (resolved
 before C<new> or C<set_servers>) or by a name the system resolves.
@@ -1797,6 +1812,27 @@ retest24 3), followed by what the batch did about its key (a C<set_multi> item r
 its time has its key deleted by the batch: C<...; nothing was stored and the key was
 deleted, ...>).
 
+=item last_item_outcome_unknown ($index)
+
+mcpool extension: C<last_error_outcome_unknown> for item C<$index> of the last C<_multi>
+call (the item C<last_item_error> names): true when that write failed after its request was
+sent (its message says "whether it was applied is unknown"); false when it did not fail,
+failed otherwise, or C<$index> is past the items. Called as
+C<Mcpool::last_item_outcome_unknown($i)>; replaced as C<last_item_error> is.
+
+=item last_error_outcome_unknown
+
+mcpool extension: true when C<last_error> is of a write whose request was sent and whose
+outcome is unknown: it timed out waiting for the reply, or the connection was closed or reset
+after sending (the message says "whether it was applied is unknown"; the core's answer,
+C<mcpool_last_error_outcome_unknown>). Read the key back before repeating the write: an
+C<incr> or C<append> repeated blindly may be applied twice. False for an error before
+anything was sent (a refused connect, a bad key, a refusal of this binding's), for one the
+server answered, for a read, and when C<last_error> is empty. Called as
+C<Mcpool::last_error_outcome_unknown()> or C<< $memd->last_error_outcome_unknown >>; the rule
+of C<last_error>: after a call, it is that call's (kept through the calls of C<on_operation>
+and C<on_server_event> callbacks and the methods that cannot fail).
+
 =item last_error
 
 mcpool extension (Cache::Memcached::Fast has none: it only warns or returns nothing). Called
@@ -1824,7 +1860,8 @@ the module takes on its own (asking the value format what it stores, an integer 
 its text under a format without integers) never show; nor do the calls an C<on_operation>
 or C<on_server_event> callback makes (the method's message is put back after them). The
 methods that cannot fail leave it as it is, so they may be called between a call and the
-look at C<last_error>: C<last_error> itself, C<last_item_error>, C<server_labels>,
+look at C<last_error>: C<last_error> itself, C<last_error_outcome_unknown>,
+C<last_item_error>, C<last_item_outcome_unknown>, C<server_labels>,
 C<server_for>, C<metrics>, C<metrics_prometheus>,
 C<server_states>, C<server_events>, C<value_format>, C<namespace> without an argument, C<option_names>,
 C<option_doc>, C<library_version>, C<tls_supported>, C<expiry_from_now>. They leave it as it
@@ -2106,7 +2143,21 @@ is closed only while its number still names it. Close them before the child's fi
 or call C<disconnect_all> first: sockets the child opened are its client's, and closing them
 behind its back breaks it as it breaks any library that holds sockets (the client never
 closes a number that no longer names its own socket, but a call made meanwhile may write its
-request into whatever took the number). Perl ithreads: an Mcpool object is not cloned into a new thread (there it
+request into whatever took the number).
+
+A call whose process forks while it runs fails in the child with the core's
+C<MCPOOL_FORKED> (docs/errors.md). No Perl code of yours runs inside a call to the core
+(the freeze method runs before it, the thaw after the reply is read, C<on_operation> and
+C<on_server_event> after the method's call, a signal's handler once the core has returned),
+so a C<fork> in Perl comes between calls and no method of this module meets it in practice.
+Should C code fork during a call all the same (a C signal handler of another module's), the
+child's keys not yet read fail as any error does, never as misses: nothing (C<undef>; that
+item C<undef> in a C<_multi> call; the key absent from C<get_multi>'s hash), with
+C<last_error> C<get "k": the process forked during this call (a callback called fork()): the
+child does not use the parent's connections, and this key was not answered here>. The
+parent's call goes on undisturbed, and the child's next calls open connections of their own.
+
+Perl ithreads: an Mcpool object is not cloned into a new thread (there it
 is an unblessed reference to C<undef>, so a method call dies C<Can't call method "get" on
 unblessed reference>; a subclass that asks to be cloned gets a copy without a client, which
 croaks C<this client has been destroyed>; a copy made by C<threads::shared::shared_clone>

@@ -113,4 +113,13 @@ is($m->get("${p}parent"), 'from parent', 'parent still works after the children 
     }
     is($failed, '', 'a child forked right after a client was dropped works, 100 rounds');
 }
+
+# The POD says what a call carried into a forked child gets (MCPOOL_FORKED), where it
+# describes fork (tester finding prefork 2: it did not).
+{
+    my $pm = do { local (@ARGV, $/) = $INC{'Mcpool.pm'}; <> };
+    my ($fork) = $pm =~ /^=head1 FORK AND THREADS\n(.*?)^=head1 /ms;
+    like($fork // '', qr/C<MCPOOL_FORKED>/, 'POD "FORK AND THREADS" names MCPOOL_FORKED');
+    like($fork // '', qr/never as misses/, '... and what the child\'s call gets');
+}
 done_testing;

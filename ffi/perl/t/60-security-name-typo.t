@@ -1,0 +1,76 @@
+# A misspelled TLS or SASL option croaks, in the core's words (with its suggestion of the
+# right name), where an unknown name only warns: tls_cafile was warned about and the client
+# talked plain text; username/password (pylibmc's names) built a client without SASL
+# (tester finding secure 2). Other unknown names still warn, as in Cache::Memcached::Fast.
+use strict;
+use warnings;
+use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/lib";
+use McpoolTest;
+use Mcpool;
+
+my $srv = start_memcached();
+
+my %suggests = (
+    tls_cafile      => 'tls_ca_file',
+    'TLS-CAFile'    => 'tls_ca_file',
+    tls_ca          => 'tls_ca_file',
+    tls_verify      => 'tls',
+    sasl_passwd     => 'sasl_password',
+    sasl_usernme    => 'sasl_username',
+    ' Sasl-User'    => 'sasl_username',
+    username        => 'sasl_username',
+    PASSWORD        => 'sasl_password',
+    "\x{a0}sasl_pw" => undef,
+    ssl_ca          => undef,
+    sslcert         => undef,
+);
+for my $name (sort keys %suggests) {
+    for my $skip (0, 1) {
+        my @w;
+        local $SIG{__WARN__} = sub { push @w, @_ };
+        my $shown = $name =~ s/([^[:print:]])/sprintf '\\x{%x}', ord $1/ger;
+        my $what  = "'$shown'" . ($skip ? ' (check_args => skip)' : '');
+        my $m = eval {
+            Mcpool->new({ servers => [$srv], $name => 'Secret-1', ($skip ? (check_args => 'skip') : ()) });
+        };
+        ok(!$m, "$what: new croaks");
+        my $named = $name =~ s/\x{a0}/\\u{a0}/r;    # the core shows it escaped
+        like($@, qr/^Mcpool->new: unknown option "\Q$named\E" \(/, "... naming it: " . ($@ =~ s/\n.*//sr));
+        like($@, qr/did you mean [^)]*\b\Q$suggests{$name}\E\b/, "... suggesting $suggests{$name}")
+            if defined $suggests{$name};
+        unlike($@, qr/Secret-1/, '... never showing the value');
+        like($@, qr/ at \Q$0\E line \d+\.$/, "... at the caller's line");
+        is(Mcpool::last_error(), $@ =~ s/ at \S+ line \d+\.\n\z//r, '... last_error the same');
+        is_deeply(\@w, [], '... no warning');
+    }
+}
+
+# without servers too (a client whose commands all fail)
+ok(!eval { Mcpool->new({ tls_cafile => 'x' }) }, 'without servers: croaks as well');
+like($@, qr/unknown option "tls_cafile" \(did you mean tls_ca_file/, '... in the same words');
+
+# other unknown names warn, as before, and the client is made
+{
+    my @w;
+    local $SIG{__WARN__} = sub { push @w, @_ };
+    my $m = Mcpool->new({ servers => [$srv], bogus => 1, pass_word => 'x' });
+    ok($m, 'other unknown names: the client is made');
+    is(scalar @w, 1, '... one warning');
+    like("@w", qr/^Unknown arguments: bogus, pass_word at /, '... Unknown arguments');
+    is(Mcpool::last_error(), '', '... last_error empty');
+}
+
+# the POD says so, next to the unknown-arguments rule
+{
+    my $pm = do { local (@ARGV, $/) = $INC{'Mcpool.pm'}; <> };
+    ok($pm =~ /unknown name warns \(C<Unknown arguments: \.\.\.>\), as in Cache::Memcached::Fast, except an\s+unknown name that begins with C<tls>, C<ssl> or C<sasl>/,
+        'POD: the exception to the unknown-arguments rule');
+}
+
+# the right names are taken
+ok(Mcpool->new({ servers => [$srv], sasl_username => '', sasl_password => '' }),
+    'sasl_username and sasl_password (empty: no SASL) are taken');
+
+done_testing();
