@@ -108,8 +108,10 @@ static const char *const class_names[] = {"OK",           "MISS",    "NOT_STORED
                                           "CONNECTION",   "CONFIGURATION", "INTERNAL"};
 
 /* Sets on exc the attributes `status` (number), `status_name` and `status_class` of st, all
- * three from the core. -1 with an exception. */
-static int set_status_attrs(PyObject *exc, mcpool_status st) {
+ * three from the core, and `outcome_unknown`: the core's word on whether the failed request
+ * was sent and may have been applied (mcpool_last_error_outcome_unknown, or a batch item's
+ * mcpool_last_item_outcome_unknown). -1 with an exception. */
+static int set_status_attrs(PyObject *exc, mcpool_status st, int outcome_unknown) {
     uint32_t cl = (uint32_t)mcpool_status_class((uint32_t)st);
     PyObject *num = PyLong_FromUnsignedLong((unsigned long)st);
     PyObject *name = PyUnicode_FromString(mcpool_status_name((uint32_t)st));
@@ -117,7 +119,9 @@ static int set_status_attrs(PyObject *exc, mcpool_status st) {
     int r = num == NULL || name == NULL || cls_name == NULL ||
                     PyObject_SetAttrString(exc, "status", num) < 0 ||
                     PyObject_SetAttrString(exc, "status_name", name) < 0 ||
-                    PyObject_SetAttrString(exc, "status_class", cls_name) < 0
+                    PyObject_SetAttrString(exc, "status_class", cls_name) < 0 ||
+                    PyObject_SetAttrString(exc, "outcome_unknown",
+                                           outcome_unknown ? Py_True : Py_False) < 0
                 ? -1
                 : 0;
     Py_XDECREF(num);
@@ -126,11 +130,12 @@ static int set_status_attrs(PyObject *exc, mcpool_status st) {
     return r;
 }
 
-/* Raises cls(msg) with the attributes of st (set_status_attrs) and, when server is not
- * NULL, `server` (borrowed); steals msg. Returns NULL. A call the interrupt check ended
- * (MCPOOL_INTERRUPTED: a signal handler raised during it, see interrupt_check) raises the
- * handler's exception (KeyboardInterrupt), pending since. */
-static PyObject *raise_at(PyObject *cls, mcpool_status st, PyObject *msg, PyObject *server) {
+/* Raises cls(msg) with the attributes of st and outcome_unknown (set_status_attrs) and, when
+ * server is not NULL, `server` (borrowed); steals msg. Returns NULL. A call the interrupt
+ * check ended (MCPOOL_INTERRUPTED: a signal handler raised during it, see interrupt_check)
+ * raises the handler's exception (KeyboardInterrupt), pending since. */
+static PyObject *raise_at(PyObject *cls, mcpool_status st, PyObject *msg, PyObject *server,
+                          int outcome_unknown) {
     if (st == MCPOOL_INTERRUPTED && PyErr_Occurred()) {
         Py_XDECREF(msg);
         return NULL;
@@ -141,7 +146,7 @@ static PyObject *raise_at(PyObject *cls, mcpool_status st, PyObject *msg, PyObje
     Py_DECREF(msg);
     if (exc == NULL)
         return NULL;
-    if (set_status_attrs(exc, st) < 0 ||
+    if (set_status_attrs(exc, st, outcome_unknown) < 0 ||
         (server != NULL && PyObject_SetAttrString(exc, "server", server) < 0)) {
         Py_DECREF(exc);
         return NULL;
@@ -151,26 +156,34 @@ static PyObject *raise_at(PyObject *cls, mcpool_status st, PyObject *msg, PyObje
     return NULL;
 }
 
-/* raise_at without a server. */
+/* raise_at without a server, of a request whose outcome is known (outcome_unknown False). */
 static PyObject *raise_with(PyObject *cls, mcpool_status st, PyObject *msg) {
-    return raise_at(cls, st, msg, NULL);
+    return raise_at(cls, st, msg, NULL, 0);
 }
 
-/* Raises cls with message `m` (`len` bytes: the thread's last error, or part of it), the
- * attributes of st and `server`: the
- * host:port the error came from (mcpool_last_error_server), None for an error of no
- * server's (a value above max_value_size refused before sending, where memcached's own
- * "object too large for cache" has its server). Returns NULL. */
-static PyObject *raise_message(PyObject *cls, mcpool_status st, const char *m, size_t len) {
+/* Raises cls(msg) (stolen) with the attributes of st and the two the core keeps with the
+ * thread's last error: `server`, the host:port it came from (mcpool_last_error_server), None
+ * for an error of no server's (a value above max_value_size refused before sending, where
+ * memcached's own "object too large for cache" has its server), and `outcome_unknown`
+ * (mcpool_last_error_outcome_unknown). Returns NULL. */
+static PyObject *raise_last_at(PyObject *cls, mcpool_status st, PyObject *msg) {
     size_t slen = 0;
     const char *srv = mcpool_last_error_server(&slen);
+    int unknown = mcpool_last_error_outcome_unknown();
     PyObject *server = slen == 0 ? Py_NewRef(Py_None)
                                  : PyUnicode_DecodeUTF8(srv, (Py_ssize_t)slen, "replace");
-    if (server == NULL)
+    if (server == NULL) {
+        Py_XDECREF(msg);
         return NULL;
-    PyObject *r = raise_at(cls, st, PyUnicode_DecodeUTF8(m, (Py_ssize_t)len, "replace"), server);
+    }
+    PyObject *r = raise_at(cls, st, msg, server, unknown);
     Py_DECREF(server);
     return r;
+}
+
+/* raise_last_at with message `m` (`len` bytes: the thread's last error, or part of it). */
+static PyObject *raise_message(PyObject *cls, mcpool_status st, const char *m, size_t len) {
+    return raise_last_at(cls, st, PyUnicode_DecodeUTF8(m, (Py_ssize_t)len, "replace"));
 }
 
 /* raise_message with the thread's last error message whole. */
@@ -213,15 +226,16 @@ static PyObject *item_message(Py_ssize_t j) {
     return len == 0 ? NULL : PyUnicode_DecodeUTF8(m, (Py_ssize_t)len, "replace");
 }
 
-/* Raises an item's error status st with msg (a str, stolen: that item's own message), or as
- * raise_status when msg is NULL. Returns NULL. */
-static PyObject *raise_status_msg(mcpool_status st, PyObject *msg) {
+/* Raises an item's error status st with msg (a str, stolen: that item's own message) and
+ * outcome_unknown (that item's: mcpool_last_item_outcome_unknown), or as raise_status when
+ * msg is NULL. Returns NULL. */
+static PyObject *raise_status_msg(mcpool_status st, PyObject *msg, int outcome_unknown) {
     if (msg == NULL || PyErr_Occurred() ||
         (uint32_t)mcpool_status_class((uint32_t)st) <= MCPOOL_CLASS_NOT_STORED) {
         Py_XDECREF(msg);
         return PyErr_Occurred() ? NULL : raise_status(st);
     }
-    return raise_with(error_class(st), st, msg);
+    return raise_at(error_class(st), st, msg, NULL, outcome_unknown);
 }
 
 /* A read refused by the callback gate below (the interpreter is exiting). */
@@ -569,7 +583,7 @@ static int time_refused(const char *op, PyObject *key, const char *what, const s
     Py_XDECREF(own);
     if (st == MCPOOL_OK)
         return 0;
-    raise_at(error_class(st), st, time_message(core_what, what, t), Py_None);
+    raise_at(error_class(st), st, time_message(core_what, what, t), Py_None, 0);
     return -1;
 }
 
@@ -789,7 +803,7 @@ static PyObject *raise_store(mcpool_status st, const char *call, const uint8_t *
     Py_XDECREF(msg);
     if (named == NULL)
         return NULL;
-    return raise_at(error_class(st), st, named, Py_None);
+    return raise_at(error_class(st), st, named, Py_None, 0);
 }
 
 /* A single store's answer: True when stored, False when not (not stored, exists, not found:
@@ -895,6 +909,21 @@ static PyObject *raise_cleared(void) {
     return NULL;
 }
 
+/* The longest decimal text an int()/str() converts under every sys.set_int_max_str_digits
+ * limit Python allows (sys.int_info.str_digits_check_threshold, 640). */
+#define INT_DIGITS_AT_ONCE 640
+
+/* mcpool._bigint's function `name` (from_digits, to_digits) called with arg: an int to or
+ * from its decimal digits exactly, whatever their number (int() and str() refuse more than
+ * sys.get_int_max_str_digits(): tester finding mutations 1). A new reference, or NULL with an
+ * exception (from_digits' ValueError for a text int() refuses). */
+static PyObject *bigint_call(const char *name, PyObject *arg) {
+    PyObject *mod = PyImport_ImportModule("mcpool._bigint");
+    PyObject *r = mod != NULL ? PyObject_CallMethod(mod, name, "(O)", arg) : NULL;
+    Py_XDECREF(mod);
+    return r;
+}
+
 static int serialize(ClientObject *self, PyObject *v, value_t *out) {
     out->owner = NULL;
     /* python-memcached's and pymemcache's type test is exact (`type(v) is int`): an IntEnum,
@@ -941,7 +970,7 @@ static int serialize(ClientObject *self, PyObject *v, value_t *out) {
          * it is the core's rule (store_int_text_as): the decimal layouts store the digits,
          * as pylibmc and python-memcached store an int of any size; a format whose integers
          * are 64-bit binary (whalin, spymemcached) refuses it, naming it. */
-        PyObject *digits = PyNumber_ToBase(v, 10);
+        PyObject *digits = bigint_call("to_digits", v);
         if (digits == NULL)
             return -1;
         out->kind = MCPOOL_KIND_INT;
@@ -1121,7 +1150,10 @@ static PyObject *deserialize(ClientObject *self, PyObject *b, uint32_t flags, Py
         }
         break;
     case MCPOOL_KIND_INT:
-        r = PyLong_FromString(p, NULL, 10); /* NUL-terminated: a bytes object always is */
+        /* the core's ABI text, NUL-terminated (a bytes object always is); a longer one than
+         * every limit of int() allows, in pieces */
+        r = n <= INT_DIGITS_AT_ONCE ? PyLong_FromString(p, NULL, 10)
+                                    : bigint_call("from_digits", b);
         if (r == NULL && PyErr_ExceptionMatches(PyExc_ValueError)) {
             PyErr_Clear();
             PyErr_Format(ValueFormatErr, "the value of %R is flagged an integer (flags %u) but "
@@ -2266,11 +2298,18 @@ static PyObject *key_message(const keys_t *ks, Py_ssize_t i) {
     return ks->pos[i] < 0 ? NULL : item_message(ks->pos[i]);
 }
 
-/* The exception raise_status(st) would raise, returned instead (NULL with an exception when
- * it cannot be made). */
-static PyObject *status_exception(mcpool_status st, PyObject *msg) {
+/* mcpool_last_item_outcome_unknown for key i of ks (false for a key not sent). */
+static int key_unknown(const keys_t *ks, Py_ssize_t i) {
+    if (ks->pos == NULL)
+        return mcpool_last_item_outcome_unknown((size_t)i);
+    return ks->pos[i] >= 0 && mcpool_last_item_outcome_unknown((size_t)ks->pos[i]);
+}
+
+/* The exception raise_status_msg(st, msg, outcome_unknown) would raise, returned instead
+ * (NULL with an exception when it cannot be made). */
+static PyObject *status_exception(mcpool_status st, PyObject *msg, int outcome_unknown) {
     PyObject *t, *v, *tb;
-    raise_status_msg(st, msg);
+    raise_status_msg(st, msg, outcome_unknown);
     PyErr_Fetch(&t, &v, &tb);
     PyErr_NormalizeException(&t, &v, &tb);
     if (v == NULL || !PyObject_IsInstance(v, Error)) { /* raise_status itself failed */
@@ -2283,10 +2322,12 @@ static PyObject *status_exception(mcpool_status st, PyObject *msg) {
 }
 
 /* failed[key] = the exception of status st with msg (a str, stolen: the key's own message;
- * NULL: the last error's) (a key's failure in a multi call, for the compat modules:
- * _get_multi_each, set_multi/add_multi's _failed). 0, or -1 with an exception. */
-static int record_failure(PyObject *failed, PyObject *key, mcpool_status st, PyObject *msg) {
-    PyObject *exc = status_exception(st, msg);
+ * NULL: the last error's) and outcome_unknown (the key's own) (a key's failure in a multi
+ * call, for the compat modules: _get_multi_each, set_multi/add_multi's _failed). 0, or -1
+ * with an exception. */
+static int record_failure(PyObject *failed, PyObject *key, mcpool_status st, PyObject *msg,
+                          int outcome_unknown) {
+    PyObject *exc = status_exception(st, msg, outcome_unknown);
     if (exc == NULL)
         return -1;
     int r = PyDict_SetItem(failed, key, exc);
@@ -2312,18 +2353,20 @@ static PyObject *batch_answer(mcpool_status st) {
  * (stored, deleted, touched), False (not stored, exists, missing; for a key given twice, True
  * when one occurrence was applied) or that key's exception}, as incr_multi's `results`.
  * keys: the keys as given (a tuple of n); msgs: each item's own message (borrowed, NULL
- * where none), or NULL to take the core's (mcpool_last_item_error_message, item i); excs:
+ * where none) and unknown its outcome_unknown (NULL: none is), or msgs NULL to take the
+ * core's (mcpool_last_item_error_message, mcpool_last_item_outcome_unknown, item i); excs:
  * NULL, or each item's own exception where the binding refused it before the core saw it
  * (borrowed, NULL where none: item_value_error's), which `results` holds as it is.
  * answer gives an answered item's value in `results` (batch_answer; cas_multi's is
  * cas_answer: True, False or None, as cas answers). An interrupted call raises the handler's
  * exception instead. Returns NULL. */
 static PyObject *raise_batch_as(const char *op, PyObject *keys, const mcpool_status *sts,
-                                PyObject **msgs, PyObject **excs, Py_ssize_t n,
-                                Py_ssize_t first, PyObject *(*answer)(mcpool_status)) {
+                                PyObject **msgs, const char *unknown, PyObject **excs,
+                                Py_ssize_t n, Py_ssize_t first,
+                                PyObject *(*answer)(mcpool_status)) {
     for (Py_ssize_t i = 0; i < n; i++)
         if (sts[i] == MCPOOL_INTERRUPTED)
-            return raise_status_msg(sts[i], NULL);
+            return raise_status_msg(sts[i], NULL, 0);
     PyObject *results = PyDict_New(), *raised = NULL;
     for (Py_ssize_t i = 0; results != NULL && i < n; i++) {
         PyObject *key = PyTuple_GetItem(keys, i), *v;
@@ -2340,10 +2383,12 @@ static PyObject *raise_batch_as(const char *op, PyObject *keys, const mcpool_sta
                 Py_CLEAR(v);
         } else if (v == NULL) {
             PyObject *msg = msgs != NULL ? Py_XNewRef(msgs[i]) : item_message(i);
+            int unsure = msgs != NULL ? unknown != NULL && unknown[i]
+                                      : mcpool_last_item_outcome_unknown((size_t)i);
             if (msg == NULL && !PyErr_Occurred())
                 msg = PyUnicode_FromFormat("%s %R: %s", op, key,
                                            mcpool_status_name((uint32_t)st));
-            v = msg == NULL ? NULL : status_exception(st, msg);
+            v = msg == NULL ? NULL : status_exception(st, msg, unsure);
         }
         if (v == NULL || PyDict_SetItem(results, key, v) < 0)
             Py_CLEAR(results);
@@ -2362,8 +2407,9 @@ static PyObject *raise_batch_as(const char *op, PyObject *keys, const mcpool_sta
 
 /* raise_batch_as with batch_answer's True and False. */
 static PyObject *raise_batch(const char *op, PyObject *keys, const mcpool_status *sts,
-                             PyObject **msgs, Py_ssize_t n, Py_ssize_t first) {
-    return raise_batch_as(op, keys, sts, msgs, NULL, n, first, batch_answer);
+                             PyObject **msgs, const char *unknown, Py_ssize_t n,
+                             Py_ssize_t first) {
+    return raise_batch_as(op, keys, sts, msgs, unknown, NULL, n, first, batch_answer);
 }
 
 /* raise_batch for a call on the keys ks (delete_multi, touch_multi): a key the binding
@@ -2372,19 +2418,27 @@ static PyObject *raise_batch(const char *op, PyObject *keys, const mcpool_status
 static PyObject *raise_keys_batch(const char *op, const keys_t *ks, const mcpool_status *sts,
                                   Py_ssize_t first) {
     if (ks->refused == NULL)
-        return raise_batch(op, ks->seq, sts, NULL, ks->n, first);
+        return raise_batch(op, ks->seq, sts, NULL, NULL, ks->n, first);
     PyObject **msgs = PyMem_Calloc((size_t)ks->n, sizeof(*msgs));
-    if (msgs == NULL)
+    char *unknown = PyMem_Calloc((size_t)ks->n, 1);
+    if (msgs == NULL || unknown == NULL) {
+        PyMem_Free(msgs);
+        PyMem_Free(unknown);
         return PyErr_NoMemory();
+    }
     Py_ssize_t i = 0;
-    for (; i < ks->n; i++)
+    for (; i < ks->n; i++) {
+        unknown[i] = (char)key_unknown(ks, i);
         if ((msgs[i] = key_message(ks, i)) == NULL && PyErr_Occurred())
             break;
+    }
     if (i == ks->n)
-        raise_batch_as(op, ks->seq, sts, msgs, ks->refused, ks->n, first, batch_answer);
+        raise_batch_as(op, ks->seq, sts, msgs, unknown, ks->refused, ks->n, first,
+                       batch_answer);
     for (Py_ssize_t j = 0; j < ks->n; j++)
         Py_XDECREF(msgs[j]);
     PyMem_Free(msgs);
+    PyMem_Free(unknown);
     return NULL;
 }
 
@@ -2531,7 +2585,8 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
             if (had == 0 && key_refused(&ks, i)) /* the binding's refusal: its exception */
                 had = PyDict_SetItem(into, key, ks.refused[i]) < 0 ? -1 : 1;
             if (had < 0 ||
-                (had == 0 && record_failure(into, key, sts[i], key_message(&ks, i)) < 0))
+                (had == 0 && record_failure(into, key, sts[i], key_message(&ks, i),
+                                            key_unknown(&ks, i)) < 0))
                 goto fail;
             continue;
         }
@@ -2541,7 +2596,7 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
             else if (sts[i] == MCPOOL_ALLOC_FAILED && rm.closing)
                 raise_closing();
             else
-                raise_status_msg(sts[i], key_message(&ks, i));
+                raise_status_msg(sts[i], key_message(&ks, i), key_unknown(&ks, i));
             goto fail;
         }
         int dup = seen != NULL ? PyDict_Contains(d, key) : 0;
@@ -2609,7 +2664,8 @@ static PyObject *get_multi_impl(ClientObject *self, PyObject *keys, PyObject *pr
         PyObject *cause = exc != NULL ? PyException_GetCause(first) : NULL;
         if (cause != NULL)
             PyException_SetCause(exc, cause); /* steals cause */
-        if (exc != NULL && set_status_attrs(exc, sts[first_failed]) == 0 &&
+        if (exc != NULL &&
+            set_status_attrs(exc, sts[first_failed], key_unknown(&ks, first_failed)) == 0 &&
             PyObject_SetAttrString(exc, "hits", d) == 0 &&
             PyObject_SetAttrString(exc, "errors", errors) == 0)
             PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
@@ -3033,15 +3089,16 @@ static int store_answered(mcpool_status st) {
  * raises (the caller's bug) and the others are listed. An interrupted call raises the signal
  * handler's exception. */
 static PyObject *failed_keys(const char *op, PyObject *keys, const mcpool_status *sts,
-                             PyObject **msgs, Py_ssize_t n, int lenient) {
+                             PyObject **msgs, const char *unknown, Py_ssize_t n,
+                             int lenient) {
     for (Py_ssize_t i = 0; i < n; i++)
         if (sts[i] == MCPOOL_INTERRUPTED) {
             Py_XINCREF(msgs[i]);
-            return raise_status_msg(sts[i], msgs[i]);
+            return raise_status_msg(sts[i], msgs[i], 0);
         }
     for (Py_ssize_t i = 0; i < n; i++)
         if (lenient ? sts[i] == MCPOOL_INVALID_KEY : !store_answered(sts[i]))
-            return raise_batch(op, keys, sts, msgs, n, i);
+            return raise_batch(op, keys, sts, msgs, unknown, n, i);
     PyObject *failed = PyList_New(0);
     for (Py_ssize_t i = 0; failed != NULL && i < n; i++)
         if (sts[i] != MCPOOL_OK && PyList_Append(failed, PyTuple_GetItem(keys, i)) < 0)
@@ -3054,24 +3111,26 @@ static PyObject *failed_keys(const char *op, PyObject *keys, const mcpool_status
  * exception, as _get_multi_each's; the key is also in the returned list. For the compat
  * modules, whose library raises for such a key (pylibmc). 0, or -1 with an exception. */
 static int record_failures(PyObject *failed, PyObject *keys, const mcpool_status *sts,
-                           PyObject **msgs, Py_ssize_t n) {
+                           PyObject **msgs, const char *unknown, Py_ssize_t n) {
     for (Py_ssize_t i = 0; i < n; i++) {
         if (store_answered(sts[i]))
             continue;
         Py_XINCREF(msgs[i]);
-        if (record_failure(failed, PyTuple_GetItem(keys, i), sts[i], msgs[i]) < 0)
+        if (record_failure(failed, PyTuple_GetItem(keys, i), sts[i], msgs[i], unknown[i]) < 0)
             return -1;
     }
     return 0;
 }
 
 /* What a batch store did with its n items: the keys as given, each item's status (MCPOOL_OK
- * until stored) and its own message (a str, NULL where it has none). */
+ * until stored), its own message (a str, NULL where it has none) and outcome_unknown
+ * (mcpool_last_item_outcome_unknown, read with the message). */
 typedef struct {
     Py_ssize_t n;
     PyObject *keys; /* a tuple of the n keys as given */
     mcpool_status *sts;
     PyObject **msgs;
+    char *unknown;
     PyObject **excs; /* an item's own exception, where its value was refused before the core
                       * saw it (item_value_error; its status MCPOOL_INVALID_ARGUMENT), or NULL */
 } batch_t;
@@ -3083,8 +3142,10 @@ static int batch_init(batch_t *b, PyObject *pairs) {
     b->keys = PyTuple_New(b->n);
     b->sts = PyMem_Calloc((size_t)b->n + 1, sizeof(*b->sts));
     b->msgs = PyMem_Calloc((size_t)b->n + 1, sizeof(*b->msgs));
+    b->unknown = PyMem_Calloc((size_t)b->n + 1, 1);
     b->excs = PyMem_Calloc((size_t)b->n + 1, sizeof(*b->excs));
-    if (b->keys == NULL || b->sts == NULL || b->msgs == NULL || b->excs == NULL) {
+    if (b->keys == NULL || b->sts == NULL || b->msgs == NULL || b->unknown == NULL ||
+        b->excs == NULL) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
         return -1;
@@ -3101,6 +3162,7 @@ static void batch_free(batch_t *b) {
         Py_XDECREF(b->excs[i]);
     PyMem_Free(b->excs);
     PyMem_Free(b->msgs);
+    PyMem_Free(b->unknown);
     PyMem_Free(b->sts);
     Py_XDECREF(b->keys);
 }
@@ -3283,6 +3345,7 @@ static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
         for (Py_ssize_t j = 0; j < m; j++) {
             Py_ssize_t i = item[j];
             b->sts[i] = sent[j];
+            b->unknown[i] = (char)mcpool_last_item_outcome_unknown((size_t)j);
             if ((b->msgs[i] = item_message(j)) == NULL && PyErr_Occurred())
                 goto done;
         }
@@ -3296,7 +3359,7 @@ static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
          * neither) */
         if (b->excs[i] != NULL || b->sts[i] == MCPOOL_UNSUPPORTED ||
             (b->sts[i] == MCPOOL_INVALID_ARGUMENT && !(cas != NULL && cas[i] == 0))) {
-            raise_batch_as(name, b->keys, b->sts, b->msgs, b->excs, n, i,
+            raise_batch_as(name, b->keys, b->sts, b->msgs, b->unknown, b->excs, n, i,
                            op == MCPOOL_STORE_CAS ? cas_answer : batch_answer);
             if (b->excs[i] == NULL && b->sts[i] == MCPOOL_UNSUPPORTED)
                 reraise_as(ClientTypeError);
@@ -3335,12 +3398,12 @@ static PyObject *stored_or_failed(ClientObject *self, mcpool_store_op op, const 
     PyObject *pairs = mapping_pairs(name, mapping), *result = NULL;
     if (pairs == NULL)
         return NULL;
-    batch_t b = {0, NULL, NULL, NULL, NULL};
+    batch_t b = {0, NULL, NULL, NULL, NULL, NULL};
     if (batch_init(&b, pairs) == 0 &&
         store_pairs(self, op, name, pairs, &b, t, NULL, prefix, mcl, level, bytes_only) == 0) {
-        result = failed_keys(name, b.keys, b.sts, b.msgs, b.n, failed != NULL);
+        result = failed_keys(name, b.keys, b.sts, b.msgs, b.unknown, b.n, failed != NULL);
         if (result != NULL && failed != NULL &&
-            record_failures(failed, b.keys, b.sts, b.msgs, b.n) < 0)
+            record_failures(failed, b.keys, b.sts, b.msgs, b.unknown, b.n) < 0)
             Py_CLEAR(result);
     }
     batch_free(&b);
@@ -3491,7 +3554,7 @@ static PyObject *Client_set_multi_noreply(ClientObject *self, PyObject *const *a
             if (first == NULL) /* no message kept: the status's own */
                 raise_status(first_st);
             else
-                raise_at(error_class(first_st), first_st, first, Py_None);
+                raise_at(error_class(first_st), first_st, first, Py_None, 0);
             goto done;
         }
         Py_XDECREF(first);
@@ -3645,7 +3708,7 @@ static PyObject *Client_cas_multi(ClientObject *self, PyObject *const *args, Py_
     Py_ssize_t n = PyTuple_Size(given);
     PyObject *pairs = PyTuple_New(n), *result = NULL;
     uint64_t *cas = PyMem_Calloc((size_t)n + 1, sizeof(*cas));
-    batch_t b = {0, NULL, NULL, NULL, NULL};
+    batch_t b = {0, NULL, NULL, NULL, NULL, NULL};
     if (pairs == NULL || cas == NULL) {
         if (!PyErr_Occurred())
             PyErr_NoMemory();
@@ -3668,7 +3731,8 @@ static PyObject *Client_cas_multi(ClientObject *self, PyObject *const *args, Py_
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *answer = cas_answer(b.sts[i]);
         if (answer == NULL) { /* the others were tried */
-            raise_batch_as("cas_multi", b.keys, b.sts, b.msgs, b.excs, n, i, cas_answer);
+            raise_batch_as("cas_multi", b.keys, b.sts, b.msgs, b.unknown, b.excs, n, i,
+                           cas_answer);
             goto done;
         }
         Py_DECREF(answer);
@@ -3914,12 +3978,13 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
             v = Py_NewRef(ks.refused[i]);
         } else { /* this key's exception: its own message, naming it and what failed */
             PyObject *own = key_message(&ks, i);
-            raise_with(error_class(sts[i]), sts[i],
-                       own != NULL || PyErr_Occurred()
-                           ? own
-                           : PyUnicode_FromFormat("%s %R: %s", incr ? "incr_multi" : "decr_multi",
-                                                  PyTuple_GetItem(ks.seq, i),
-                                                  mcpool_status_name((uint32_t)sts[i])));
+            raise_at(error_class(sts[i]), sts[i],
+                     own != NULL || PyErr_Occurred()
+                         ? own
+                         : PyUnicode_FromFormat("%s %R: %s", incr ? "incr_multi" : "decr_multi",
+                                                PyTuple_GetItem(ks.seq, i),
+                                                mcpool_status_name((uint32_t)sts[i])),
+                     NULL, key_unknown(&ks, i));
             PyObject *t, *tb;
             PyErr_Fetch(&t, &v, &tb);
             PyErr_NormalizeException(&t, &v, &tb);
@@ -3936,7 +4001,8 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
                             ? Py_NewRef(ks.refused[first_at])
                             : PyObject_CallFunctionObjArgs(error_class(first), msg, NULL);
         /* `key`: the failed key, as the other batches' exceptions carry (batches2 1) */
-        if (exc != NULL && (first_refused || set_status_attrs(exc, first) == 0) &&
+        if (exc != NULL &&
+            (first_refused || set_status_attrs(exc, first, key_unknown(&ks, first_at)) == 0) &&
             PyObject_SetAttrString(exc, "results", result) == 0 &&
             PyObject_SetAttrString(exc, "key", PyTuple_GetItem(ks.seq, first_at)) == 0)
             PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
@@ -4260,17 +4326,7 @@ static PyObject *raise_server_for(mcpool_status st, const char *call) {
     PyObject *rest = PyUnicode_DecodeUTF8(m + cn, (Py_ssize_t)(len - cn), "replace");
     PyObject *msg = rest == NULL ? NULL : PyUnicode_FromFormat("%s%U", call, rest);
     Py_XDECREF(rest);
-    size_t slen = 0;
-    const char *srv = mcpool_last_error_server(&slen);
-    PyObject *server = slen == 0 ? Py_NewRef(Py_None)
-                                 : PyUnicode_DecodeUTF8(srv, (Py_ssize_t)slen, "replace");
-    if (server == NULL) {
-        Py_XDECREF(msg);
-        return NULL;
-    }
-    PyObject *r = raise_at(error_class(st), st, msg, server);
-    Py_DECREF(server);
-    return r;
+    return raise_last_at(error_class(st), st, msg);
 }
 
 /* _server_index(key, call=None): the index in the configured server list (the list as given,
@@ -5525,7 +5581,7 @@ static PyObject *mod_expiry_from_now(PyObject *m, PyObject *arg) {
     /* the core's refusal of the duration, named as the caller wrote it, with the attributes
      * of its status and `server` None, as time_refused's */
     raise_at(ClientError, MCPOOL_INVALID_ARGUMENT, time_message("duration", "duration", &t),
-             Py_None);
+             Py_None, 0);
     Py_XDECREF(t.given);
     return NULL;
 }
@@ -5708,15 +5764,17 @@ static struct PyModuleDef moduledef = {
 };
 
 /* A new exception class, added to m. Its class attributes `status`, `status_name` and
- * `status_class` are those of st: an instance the binding or the package raises itself (a bad
- * TTL, a value of the wrong type) has them too; one raised for a core status (raise_with)
- * carries that status's own on the instance. */
+ * `status_class` are those of st, and `outcome_unknown` False: an instance the binding or the
+ * package raises itself (a bad TTL, a value of the wrong type) has them too; one raised for a
+ * core status (raise_at) carries that status's own and the core's outcome_unknown on the
+ * instance. */
 static PyObject *new_exc(PyObject *m, const char *name, PyObject *bases, const char *doc,
                          mcpool_status st) {
     uint32_t cl = (uint32_t)mcpool_status_class((uint32_t)st);
-    PyObject *dict = Py_BuildValue("{skssss}", "status", (unsigned long)st, "status_name",
+    PyObject *dict = Py_BuildValue("{sksssssO}", "status", (unsigned long)st, "status_name",
                                    mcpool_status_name((uint32_t)st), "status_class",
-                                   cl < 9 ? class_names[cl] : "INTERNAL");
+                                   cl < 9 ? class_names[cl] : "INTERNAL", "outcome_unknown",
+                                   Py_False);
     if (dict == NULL) {
         Py_XDECREF(bases);
         return NULL;

@@ -190,7 +190,9 @@ def test_memcache_time_memcached_cannot_honour_never_leaves_the_old_value(server
 @pytest.mark.parametrize("module", [real_memcache, compat_memcache], ids=["real", "compat"])
 def test_memcache_a_pickle_that_does_not_load_reads_as_none(server, prefix, module):
     """A pickle whose class this program cannot import (another program wrote it), or a
-    broken one: python-memcached returns None (get, and as the key's value in get_multi)."""
+    broken one: python-memcached returns None (get, and as the key's value in get_multi);
+    the drop-in the same from get, but get_multi leaves the key out, a miss, rather than
+    answer a None nobody stored (tester finding mutations 2)."""
     gone = b"\x80\x04\x95\x1a\x00\x00\x00\x00\x00\x00\x00\x8c\x0cno_such_mod_\x94\x8c\x04Gone\x94\x93\x94)\x81\x94."
     server.raw_set(prefix + "gone", 1, gone)  # flag 1: python-memcached's pickle
     server.raw_set(prefix + "bad", 1, b"\x80\x04garbage")
@@ -198,8 +200,9 @@ def test_memcache_a_pickle_that_does_not_load_reads_as_none(server, prefix, modu
     mc = module.Client([server.addr])
     assert mc.get(prefix + "gone") is None
     assert mc.get(prefix + "bad") is None
-    assert mc.get_multi([prefix + "gone", prefix + "ok", prefix + "bad"]) == \
-        {prefix + "gone": None, prefix + "ok": "fine", prefix + "bad": None}
+    expected = ({prefix + "gone": None, prefix + "ok": "fine", prefix + "bad": None}
+                if module is real_memcache else {prefix + "ok": "fine"})
+    assert mc.get_multi([prefix + "gone", prefix + "ok", prefix + "bad"]) == expected
 
 
 def test_memcache_a_dead_servers_keys_move_within_the_failing_call(servers, prefix, down_addr):

@@ -1201,3 +1201,35 @@ def test_location_with_a_third_field_under_the_pymemcache_preset(dual_stack_serv
         c = mcpool.django.McpoolCache(location, {"OPTIONS": {"preset": "pymemcache"}})
         c.set("k", 1)
         assert c.get("k") == 1
+
+
+def test_a_prepended_pickle_raises_the_key_naming_error_that_is_an_unpicklingerror(server,
+                                                                                   prefix):
+    """Bytes prepended to a pickle (tester finding mutations 2): PyLibMCCache raises pickle's
+    UnpicklingError, naming no key; McpoolCache under the pylibmc preset raises the error
+    every mcpool path raises (MCPOOL_VALUE_FORMAT naming the key, the unpickler's exception
+    its __cause__), also an UnpicklingError; without the preset mcpool.ValueFormatError."""
+    import pickle
+    setting = {
+        "ours": {"BACKEND": BACKEND, "LOCATION": server.addr, "KEY_PREFIX": prefix,
+                 "OPTIONS": {"preset": "pylibmc"}},
+        "plain": {"BACKEND": BACKEND, "LOCATION": server.addr, "KEY_PREFIX": prefix + "p"},
+    }
+    with override_settings(CACHES=setting):
+        from django.core.cache import caches as c
+        for name in ("ours", "plain"):
+            cache = c[name]
+            cache.set("ok", "fine")
+            cache.set("pp", {"a": 1})
+            mcpool.Client([server.addr]).prepend(cache.make_key("pp"), b"x")
+            for read in (lambda: cache.get("pp"), lambda: cache.get_many(["ok", "pp"]),
+                         lambda: cache.has_key("pp")):
+                with pytest.raises(ValueError) as e:
+                    read()
+                assert e.value.status_name == "MCPOOL_VALUE_FORMAT", name
+                assert "pp'" in str(e.value), name  # (the key made, or as given)
+                assert isinstance(e.value.__cause__, pickle.UnpicklingError), name
+                if name == "ours":
+                    assert isinstance(e.value, pickle.UnpicklingError)
+                else:
+                    assert isinstance(e.value, mcpool.ValueFormatError)

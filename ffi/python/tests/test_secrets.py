@@ -38,16 +38,16 @@ def assert_hidden(e, secret):
         assert getattr(x, "object", None) is None, x  # a UnicodeError's copy of the input
 
 
-NOT_TEXT = [b"SeCrEt\xff", "SeCrEt\udcff", b"\xffSeCrEt", "SeCrEt\ud800x"]
+NOT_TEXT = ["SeCrEt\udcff", "SeCrEt\ud800x"]
 
 
 @pytest.mark.parametrize("pw", NOT_TEXT, ids=repr)
 @pytest.mark.parametrize("word", ["sasl_password", "password", "SASL-Password"])
 def test_a_password_with_no_utf8_form_is_a_configuration_error_that_hides_it(pw, word):
-    """bytes that are not UTF-8 were a plain UnicodeDecodeError holding them; a str with a
-    lone surrogate a ClientError whose __cause__ (a UnicodeEncodeError) held it. Now the
-    ConfigurationError every refused option value raises, naming the option as given and
-    the password's length only, with nothing chained."""
+    """A str with a lone surrogate was a ClientError whose __cause__ (a UnicodeEncodeError)
+    held it. Now the ConfigurationError every refused option value raises, naming the
+    option as given and the password's length only, with nothing chained. (bytes, which
+    were read as UTF-8, are refused for their type: the next test.)"""
     with pytest.raises(mcpool.ConfigurationError) as ei:
         mcpool.Client([ADDR], protocol="binary", sasl_username="alice", **{word: pw})
     e = ei.value
@@ -57,6 +57,28 @@ def test_a_password_with_no_utf8_form_is_a_configuration_error_that_hides_it(pw,
     if word != "sasl_password":
         assert "(given as %s)" % word in str(e)
     assert e.status_name == "MCPOOL_CONFIG"
+
+
+@pytest.mark.parametrize("value", [12345678, b"SeCrEt-1", b"SeCrEt\xff", b"\xffSeCrEt", 1.5,
+                                   True, ["SeCrEt-1"]], ids=repr)
+@pytest.mark.parametrize("word", ["sasl_password", "password", "SASL-Password", "sasl_username",
+                                  "username"])
+def test_sasl_credentials_are_str_only(word, value):
+    """Tester finding secure 5: a number or bytes was taken (sent as its text form), though
+    the options are text, as pylibmc takes them (a str). ClientTypeError naming the option as
+    given and the type, never the value, as None is refused."""
+    other = ({"sasl_username": "alice"} if "password" in word.lower()
+             else {"sasl_password": "pw"})
+    with pytest.raises(mcpool.ClientTypeError) as ei:
+        mcpool.Client([ADDR], protocol="binary", **other, **{word: value})
+    e = ei.value
+    core = "sasl_password" if "password" in word.lower() else "sasl_username"
+    assert str(e).startswith("option %s" % core), str(e)
+    if word != core:
+        assert "(given as %s)" % word in str(e)
+    assert "a str, not %s" % type(value).__name__ in str(e)
+    assert "12345678" not in str(e) and "1.5" not in str(e)
+    assert_hidden(e, value if isinstance(value, (str, bytes)) else "SeCrEt")
 
 
 @pytest.mark.parametrize("pw", ["SeCrEt\x00x", "SeCrEt" + "x" * 5000, "SeCrEt\r\n"], ids=repr)

@@ -113,6 +113,10 @@ def options():
 _ALIASES = {"prefix": "key_prefix", "pool_size": "max_size", "timeout": "io_timeout",
             "username": "sasl_username", "password": "sasl_password"}
 
+# Options taken as a str only: the SASL credentials, text as pylibmc takes them (tester
+# finding secure 5: a number or bytes was sent as its text form).
+_STR_ONLY = frozenset(["sasl_username", "sasl_password"])
+
 
 def _shown(name, given):
     """An option's name in a message: the core's, and the caller's word when another."""
@@ -349,7 +353,9 @@ class Client(_Client):
     ``failover="rehash"``, ``protocol="meta"``, ``preset="pylibmc"``, ``tls_ca_file=...``),
     a bool, a number (for a duration: **seconds**, as Python's own timeouts; ``timeout=0.5``;
     exact to the nanosecond, and a positive number never 0: below 1 ns it is 1 ns, which the
-    core takes or refuses by its own rule), or a ``datetime.timedelta``; bytes are read as UTF-8, but ``key_prefix`` (``prefix``)
+    core takes or refuses by its own rule), or a ``datetime.timedelta``; the SASL credentials
+    (``sasl_username``, ``sasl_password``) a str only (else ``ClientTypeError``, the value not
+    shown); bytes are read as UTF-8, but ``key_prefix`` (``prefix``)
     takes any bytes as they are (``key_prefix=b"caf\xe9:"``, a Latin-1 namespace of
     Cache::Memcached::Fast's), the protocol's key rule checking them when the client is built
     (text refuses a space or control byte: ``ConfigurationError``; meta sends such a key
@@ -423,7 +429,8 @@ class Client(_Client):
     ``TypeError``) for a key or value of a wrong type, ``ConfigurationError`` (a
     ``ClientError``) for a bad option or server list, ``ConnectionError``, ``TimeoutError`` (a
     ``ConnectionError``), ``ServerError``; all are ``mcpool.Error`` with ``status``,
-    ``status_name`` and ``status_class``. Misses are not errors.
+    ``status_name``, ``status_class`` and ``outcome_unknown`` (True: the request was sent and
+    whether it was applied is unknown). Misses are not errors.
     """
 
     def __init__(self, servers=None, *, weights=None, binary=False, pickle=False,
@@ -449,6 +456,10 @@ class Client(_Client):
                 # means no timeout; an option left out has the core's default
                 raise ClientTypeError("option %s: None is not a value (leave the option out "
                                       "for its default)" % _shown(core, name))
+            if core in _STR_ONLY and not isinstance(value, str):
+                # the type only: the value may be a password
+                raise ClientTypeError("option %s: a str, not %s"
+                                      % (_shown(core, name), type(value).__name__))
             opts.append((name, core, value))
         # binary=True asks for the binary protocol (pylibmc's argument); binary=False (the
         # default) asks for nothing, so protocol= decides, "binary" included

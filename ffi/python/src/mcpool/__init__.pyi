@@ -22,6 +22,10 @@ class Error(Exception):
     # the "host:port" an error of a core status came from, None for one of no server's
     # (set by single-key calls and by per-server calls: flush_all, noop, stats, version)
     server: Optional[str]
+    # True when the failed request was sent and its outcome is unknown (a write that timed
+    # out waiting for its reply, or whose connection was closed or reset after sending: read
+    # the key back before repeating it); False otherwise and on the binding's own errors
+    outcome_unknown: bool
     # get_multi's error for a key that failed (a server down): the keys read and each failed
     # key's own exception (set on that exception only)
     hits: Dict[Any, Any]

@@ -107,7 +107,8 @@ that answer are flushed either way.
 
 A value that does not unpickle
 (a class this process lacks, its ``__setstate__`` raising) raises, from ``get``,
-``get_many`` and ``has_key``, the unpickler's own exception under pylibmc's value format, as
+``get_many`` and ``has_key``, the unpickler's own exception under pylibmc's value format (an
+UnpicklingError, bytes prepended: the pylibmc drop-in's error naming the key, which is one), as
 ``PyLibMCCache``, and otherwise ``mcpool.ValueFormatError`` naming the key with that
 exception as its ``__cause__`` (``PyMemcacheCache`` and ``MemcachedCache`` answer None).
 """
@@ -637,10 +638,12 @@ class McpoolCache(BaseCache):  # type: ignore[misc, unused-ignore]
     def _decoded(self, read: Callable[[], _T]) -> _T:
         """read()'s answer. Under pylibmc's value format a value that does not unpickle
         raises the unpickler's own exception (AttributeError for a class this process lacks,
-        a ``__setstate__``'s own), as ``PyLibMCCache`` does (pylibmc lets pickle's exception
-        through; tester finding callbacks 3); otherwise ``mcpool.ValueFormatError`` naming
-        the key, that exception its ``__cause__`` (``PyMemcacheCache`` and
-        ``MemcachedCache`` log it and answer None there, a miss mcpool does not make up)."""
+        a ``__setstate__``'s own; an UnpicklingError as the drop-in's error naming the key,
+        which is one: _unpickler_error), as ``PyLibMCCache`` does (pylibmc lets pickle's
+        exception through; tester finding callbacks 3); otherwise
+        ``mcpool.ValueFormatError`` naming the key, that exception its ``__cause__``
+        (``PyMemcacheCache`` and ``MemcachedCache`` log it and answer None there, a miss
+        mcpool does not make up)."""
         if not self._pylibmc_format:
             return read()
         try:

@@ -120,6 +120,7 @@ import typing as _typing
 import zlib as _zlib
 
 import mcpool as _mcpool
+from mcpool._bigint import to_digits as _to_digits
 from mcpool.compat import MAX_TTL as _MAX_TTL, exptime as _exptime
 from mcpool.compat import socket_address as _socket_address, EXPIRED_AT_ONCE as _EXPIRED_AT_ONCE
 from mcpool.compat import refuse_userinfo as _refuse_userinfo
@@ -546,7 +547,9 @@ class Client:
     # (None, the value read: its callers answer it)
     def _unpickle_failed(self, e: object) -> None:
         """python-memcached returns None for a pickle it cannot load (a class this program
-        cannot import, a truncated stream), logging it with debug."""
+        cannot import, a truncated stream, bytes prepended), logging it with debug: a miss;
+        get_multi leaves the key out, where python-memcached answers it with None, a value
+        nobody stored (tester finding mutations 2)."""
         self.debuglog("Pickle error: %s\n" % e)
         return None
 
@@ -595,15 +598,16 @@ class Client:
                 try:
                     v = self._mc.get(w, _MISS)
                 except _mcpool.Error as e:
-                    if _not_unpickled(e):  # python-memcached: the key, with None
-                        v = self._unpickle_failed(e.__cause__)  # type: ignore[func-returns-value]
+                    if _not_unpickled(e):  # a miss (python-memcached: the key, with None)
+                        self._unpickle_failed(e.__cause__)
                     else:
                         bad = self._undecodable(e)
                         if bad is not None:  # python-memcached's get_multi raises it too
                             raise bad from None
-                        continue
-                except Exception as e:  # python-memcached: the key, with None
-                    v = self._unpickle_failed(e)  # type: ignore[func-returns-value]
+                    continue
+                except Exception as e:  # a miss (python-memcached: the key, with None)
+                    self._unpickle_failed(e)
+                    continue
                 if v is not _MISS:
                     found[w] = v
         # one entry per key sent: a key given twice ("k" and b"k") is answered once, under
@@ -1026,7 +1030,7 @@ def _appended(val: object) -> Union[bytes, str]:
     if type(val) in (bytes, str):
         return val  # type: ignore[return-value]  # (bytes or str, by the test above)
     if type(val) is int:
-        return str(val)
+        return _to_digits(val)  # (any size: str() refuses more than 4300 digits)
     raise _mcpool.ClientTypeError(
         "append/prepend take bytes, str or int (appended as its digits, as python-memcached "
         "does), not %s: python-memcached would append its pickle, which makes the value "

@@ -67,8 +67,10 @@ What is pylibmc's and stays so:
   miss, as pylibmc answers it (only stores raise); ``get_multi`` keeps the other servers'
   hits. A value that came but cannot be decoded still raises ``ServerError``; a pickle
   that does not unpickle raises the unpickler's own exception, as pylibmc (``AttributeError``
-  or ``ImportError`` for a class this process lacks, a ``__setstate__``'s own,
-  ``UnpicklingError`` for corrupt bytes).
+  or ``ImportError`` for a class this process lacks, a ``__setstate__``'s own), and for
+  corrupt bytes (bytes prepended to a pickle), where pylibmc raises ``UnpicklingError``
+  naming no key, a ``ServerError`` naming the key, the unpickler's exception its
+  ``__cause__``, that is also an ``UnpicklingError``.
 - ``delete_multi`` deletes key by key as pylibmc: a key listed twice is False.
 - ``incr_multi`` increments every key it can; when some are missing or failed it raises as
   pylibmc: ``NotFound`` "N keys not found" when none failed otherwise; when one key failed
@@ -144,11 +146,13 @@ from __future__ import annotations
 
 import contextlib as _contextlib
 import operator as _operator
+import pickle as _pickle
 import queue as _queue
 import threading as _threading
 import typing as _typing
 
 import mcpool as _mcpool
+from mcpool._bigint import to_digits as _to_digits
 from mcpool.compat import exptime as _exptime, socket_address as _socket_address
 from mcpool.compat import refuse_userinfo as _refuse_userinfo, submodule as _submodule
 
@@ -196,18 +200,22 @@ support_zlib = True
 
 class Error(Exception):
     """Base of every pylibmc error. One translated from mcpool's carries its ``status``,
-    ``status_name`` and ``status_class`` (docs/errors.md); one this module raises itself (a
-    counter's ``NotFound``, a refused behavior) has None in them."""
+    ``status_name``, ``status_class`` (docs/errors.md) and ``outcome_unknown``; one this
+    module raises itself (a counter's ``NotFound``, a refused behavior) has None in the
+    first three and False in the last."""
 
     status: Optional[int] = None
     status_name: Optional[str] = None
     status_class: Optional[str] = None
+    outcome_unknown: bool = False
 
 
 def _with_status(exc: _E, e: object) -> _E:
-    """exc with the status attributes of e (an mcpool exception); returns exc."""
+    """exc with the status attributes and ``outcome_unknown`` of e (an mcpool exception);
+    returns exc."""
     for a in ("status", "status_name", "status_class"):
         setattr(exc, a, getattr(e, a, None))
+    setattr(exc, "outcome_unknown", getattr(e, "outcome_unknown", False))
     return exc
 
 
@@ -270,18 +278,31 @@ class _UnreadableValue(ServerError, ValueError):
     """A value that came but does not decode (an integer's digits, a compressed stream, bytes
     after a pickle): pylibmc's decoding raises ValueError (``int()``), so ``except
     ValueError`` code keeps working; a ServerError too (tester finding pycompat 5). A pickle
-    that does not unpickle raises the unpickler's own exception instead, as pylibmc
-    (_unpickler_error)."""
+    that does not unpickle raises the unpickler's own exception instead, as pylibmc, or for
+    an UnpicklingError one that also is one (_unpickler_error)."""
+
+
+class _CorruptPickle(_UnreadableValue, _pickle.UnpicklingError):
+    """A pickle the unpickler refuses with an UnpicklingError (bytes prepended to it): the
+    error every mcpool path raises for it (MCPOOL_VALUE_FORMAT naming the key, the
+    unpickler's exception its ``__cause__``), also the UnpicklingError pylibmc raises, so
+    ``except pickle.UnpicklingError`` keeps working (tester finding mutations 2: the bare
+    UnpicklingError named no key)."""
 
 
 def _unpickler_error(e: BaseException) -> Optional[Exception]:
-    """The unpickler's own exception of a value that does not unpickle (the core binding's
-    ValueFormatError has it as ``__cause__``: a class the reader lacks, AttributeError or
-    ImportError; the class's ``__setstate__`` raising; UnpicklingError for bytes that are no
-    pickle), else None. pylibmc calls pickle's loads and lets that exception through, so the
-    drop-in raises it as it is, its own ``__cause__`` kept, not ``_UnreadableValue`` (tester
-    finding callbacks 3: ``except AttributeError`` around a get stopped matching)."""
+    """The exception to raise for a value that does not unpickle (the core binding's
+    ValueFormatError has the unpickler's exception as ``__cause__``), else None. pylibmc
+    calls pickle's loads and lets its exception through, so the drop-in raises it as it is,
+    its own ``__cause__`` kept, not ``_UnreadableValue`` (tester finding callbacks 3:
+    ``except AttributeError`` around a get stopped matching): a class the reader lacks,
+    AttributeError or ImportError; the class's ``__setstate__`` raising. An UnpicklingError
+    (bytes that are no pickle) is ``_CorruptPickle``, which is one and names the key."""
     cause = e.__cause__ if isinstance(e, _mcpool.ValueFormatError) else None
+    if isinstance(cause, _pickle.UnpicklingError):
+        corrupt = _with_status(_CorruptPickle(str(e)), e)
+        corrupt.__cause__ = cause
+        return corrupt
     return cause if isinstance(cause, Exception) else None
 
 
@@ -1389,7 +1410,7 @@ def _appended(val: object) -> Union[bytes, str]:
     if isinstance(val, (bytes, str)):
         return val
     if isinstance(val, int):
-        return int.__str__(int(val))
+        return _to_digits(int(val))  # (any size: str() refuses more than 4300 digits)
     raise TypeError("append/prepend take bytes, str or int (appended as its digits, as "
                     "pylibmc does), not %s: pylibmc would append its pickle, which makes "
                     "the value unreadable" % type(val).__name__)

@@ -187,6 +187,7 @@ import time as _time
 import typing as _typing
 
 import mcpool as _mcpool
+from mcpool._bigint import to_digits as _to_digits
 from mcpool.compat import exptime as _exptime, socket_address as _socket_address
 from mcpool.compat import refuse_userinfo as _refuse_userinfo, submodule as _submodule_of
 
@@ -565,7 +566,7 @@ def _mapped(e: BaseException) -> BaseException:
         new = MemcacheServerError(str(e))
     else:
         return e  # configuration, a bug in the core: mcpool's own
-    for a in ("status", "status_name", "status_class", "server"):
+    for a in ("status", "status_name", "status_class", "server", "outcome_unknown"):
         try:
             setattr(new, a, getattr(e, a, None))
         except AttributeError:
@@ -908,7 +909,7 @@ class _Base:
         if type(value) is str:
             return value.encode("utf8")
         if type(value) is int:
-            return str(value)
+            return _to_digits(value)  # (any size: str() refuses more than 4300 digits)
         raise _mcpool.ClientTypeError(
             "append/prepend with pickle_serde take bytes, str or int, not %s: pymemcache would "
             "append its pickle, which makes the value unreadable" % type(value).__name__)
