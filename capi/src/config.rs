@@ -30,13 +30,20 @@ pub struct mcpool_config {
     pub(crate) refused: Vec<(&'static str, Failure)>,
 }
 
-/// Notes in `config` how setting option `name` ended, when it secures the traffic: a refusal
-/// is kept (replacing an earlier one of that option), a success forgets that option's.
-/// Returns `r` unchanged.
+/// Runs `set`, the whole of a setter of option `name` (reading its arguments included), and
+/// notes in `config` how it ended when the option secures the traffic: a refusal is kept
+/// (replacing an earlier one of that option), a success forgets that option's. Returns what
+/// `set` returned.
 ///
 /// # Safety
-/// `config` is NULL or a live `mcpool_config` that no other thread is using.
-pub(crate) unsafe fn noted(config: *mut mcpool_config, name: &str, r: Outcome) -> Outcome {
+/// `config` is NULL or a live `mcpool_config` that no other thread is using while `set`
+/// does not hold it.
+pub(crate) unsafe fn noting(
+    config: *mut mcpool_config,
+    name: &str,
+    set: impl FnOnce() -> Outcome,
+) -> Outcome {
+    let r = set();
     let Some(row) = options::option(name).filter(|o| o.secures_traffic()) else {
         return r;
     };
@@ -52,7 +59,7 @@ pub(crate) unsafe fn noted(config: *mut mcpool_config, name: &str, r: Outcome) -
 }
 
 /// The refusal `mcpool_client_new` answers for a configuration one of whose options that
-/// secure the traffic was refused when set ([`noted`]), or `None`.
+/// secure the traffic was refused when set ([`noting`]), or `None`.
 pub(crate) fn refused_security(cfg: &mcpool_config) -> Option<Failure> {
     let (name, f) = cfg.refused.first()?;
     Some(Failure::new(
@@ -98,7 +105,7 @@ unsafe fn set_typed(
     value: options::Value<'_>,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe { noted(config, name, set_option(config, name, value)) })
+    landingpad(|| unsafe { noting(config, name, || set_option(config, name, value)) })
 }
 
 /// [`set_typed`] inside the caller's landing pad.
@@ -505,46 +512,48 @@ pub unsafe extern "C" fn mcpool_config_set_sasl_plain(
     password: *const c_char,
     password_len: usize,
 ) -> mcpool_status {
-    landingpad(|| {
+    // A refusal is noted: the client is not built without the SASL login asked for.
+    let set = || {
         require(config)?;
-        // A refusal is noted: the client is not built without the SASL login asked for.
-        let r = (|| {
-            // SAFETY: the caller promises `username_len` readable bytes at a non-NULL
-            // `username`. Too long or not UTF-8 is a bad value (MCPOOL_CONFIG), as by name.
-            let user = unsafe { value_text(username, username_len, "username") }?;
-            // SAFETY: the caller promises `password_len` readable bytes at a non-NULL
-            // `password`.
-            let pass = unsafe { value_text(password, password_len, "password") }?;
-            if user.is_empty() != pass.is_empty() {
-                return Err(Failure::new(
-                    mcpool_status::MCPOOL_CONFIG,
-                    "sasl_plain: a user name and a password, both or neither empty".to_owned(),
-                ));
-            }
-            // The option table's rows, so that the same values are refused as by name; both
-            // in one update, so that a refused password leaves the user name unset too
-            // (tester finding cuser2 1: the user was kept, and the build then said it lacked
-            // a password).
-            let row = |name| {
-                options::option(name).ok_or_else(|| {
-                    Failure::new(mcpool_status::MCPOOL_PANIC, format!("no option {name}"))
-                })
-            };
-            let (user_row, pass_row) = (row("sasl_username")?, row("sasl_password")?);
-            // SAFETY: the caller promises `config` is NULL or live and unshared.
-            unsafe {
-                update(config, |b| {
-                    let b = user_row
-                        .set_value(b, options::Value::Text(user))
-                        .map_err(|e| super::options::option_failure(&e))?;
-                    pass_row
-                        .set_value(b, options::Value::Text(pass))
-                        .map_err(|e| super::options::option_failure(&e))
-                })
-            }
-        })();
-        // SAFETY: the caller promises `config` is live and unshared.
-        unsafe { noted(config, "sasl_password", noted(config, "sasl_username", r)) }
+        // SAFETY: the caller promises `username_len` readable bytes at a non-NULL
+        // `username`. Too long or not UTF-8 is a bad value (MCPOOL_CONFIG), as by name.
+        let user = unsafe { value_text(username, username_len, "username") }?;
+        // SAFETY: the caller promises `password_len` readable bytes at a non-NULL
+        // `password`.
+        let pass = unsafe { value_text(password, password_len, "password") }?;
+        if user.is_empty() != pass.is_empty() {
+            return Err(Failure::new(
+                mcpool_status::MCPOOL_CONFIG,
+                "sasl_plain: a user name and a password, both or neither empty".to_owned(),
+            ));
+        }
+        // The option table's rows, so that the same values are refused as by name; both
+        // in one update, so that a refused password leaves the user name unset too
+        // (tester finding cuser2 1: the user was kept, and the build then said it lacked
+        // a password).
+        let row = |name| {
+            options::option(name).ok_or_else(|| {
+                Failure::new(mcpool_status::MCPOOL_PANIC, format!("no option {name}"))
+            })
+        };
+        let (user_row, pass_row) = (row("sasl_username")?, row("sasl_password")?);
+        // SAFETY: the caller promises `config` is NULL or live and unshared.
+        unsafe {
+            update(config, |b| {
+                let b = user_row
+                    .set_value(b, options::Value::Text(user))
+                    .map_err(|e| super::options::option_failure(&e))?;
+                pass_row
+                    .set_value(b, options::Value::Text(pass))
+                    .map_err(|e| super::options::option_failure(&e))
+            })
+        }
+    };
+    // SAFETY: the caller promises `config` is NULL or live and unshared.
+    landingpad(|| unsafe {
+        noting(config, "sasl_password", || {
+            noting(config, "sasl_username", set)
+        })
     })
 }
 
@@ -860,18 +869,6 @@ pub extern "C" fn mcpool_tls_supported() -> bool {
     mcpool::TLS_SUPPORTED
 }
 
-/// Sets the TLS option `name` through the option table, as `mcpool_config_set` does: the
-/// core decides (a non-default value turns TLS on; the default is accepted without the
-/// `tls` feature, anything else is `MCPOOL_UNSUPPORTED` there; `tls=false` with a TLS option
-/// is `MCPOOL_CONFIG`).
-///
-/// # Safety
-/// `config` is NULL or a live configuration that no other thread is using.
-unsafe fn set_tls(config: *mut mcpool_config, name: &str, value: options::Value<'_>) -> Outcome {
-    // SAFETY: forwarded from the caller's promise.
-    unsafe { noted(config, name, set_option(config, name, value)) }
-}
-
 /// Speaks TLS to every TCP server (unix-socket servers stay plain text: memcached has no TLS
 /// on sockets) and verifies their certificates against the CA certificates
 /// in the PEM file at `path` (`path_len` bytes of UTF-8, no NUL needed). The file is read
@@ -886,13 +883,15 @@ pub unsafe extern "C" fn mcpool_config_set_tls_ca_file(
     path: *const c_char,
     path_len: usize,
 ) -> mcpool_status {
-    landingpad(|| {
+    let set = || {
         require(config)?;
         // SAFETY: the caller promises `path_len` readable bytes at a non-NULL `path`.
         let path = unsafe { value_text(path, path_len, "TLS CA file") }?;
         // SAFETY: the caller promises `config` is NULL or live and unshared.
-        unsafe { set_tls(config, "tls_ca_file", options::Value::Text(path)) }
-    })
+        unsafe { set_option(config, "tls_ca_file", options::Value::Text(path)) }
+    };
+    // SAFETY: as above.
+    landingpad(|| unsafe { noting(config, "tls_ca_file", set) })
 }
 
 /// Speaks TLS and presents a client certificate: the PEM certificate chain at `chain_path`
@@ -909,16 +908,22 @@ pub unsafe extern "C" fn mcpool_config_set_tls_client_cert(
     key_path: *const c_char,
     key_path_len: usize,
 ) -> mcpool_status {
-    landingpad(|| {
+    let set = || {
         require(config)?;
         // SAFETY: the caller promises `chain_path_len` readable bytes at a non-NULL pointer.
         let chain = unsafe { value_text(chain_path, chain_path_len, "TLS chain") }?;
         // SAFETY: the caller promises `key_path_len` readable bytes at a non-NULL pointer.
         let key = unsafe { value_text(key_path, key_path_len, "TLS key") }?;
         // SAFETY: the caller promises `config` is NULL or live and unshared.
-        unsafe { set_tls(config, "tls_client_cert", options::Value::Text(chain)) }?;
+        unsafe { set_option(config, "tls_client_cert", options::Value::Text(chain)) }?;
         // SAFETY: as above.
-        unsafe { set_tls(config, "tls_client_key", options::Value::Text(key)) }
+        unsafe { set_option(config, "tls_client_key", options::Value::Text(key)) }
+    };
+    // SAFETY: as above.
+    landingpad(|| unsafe {
+        noting(config, "tls_client_key", || {
+            noting(config, "tls_client_cert", set)
+        })
     })
 }
 
@@ -933,13 +938,15 @@ pub unsafe extern "C" fn mcpool_config_set_tls_server_name(
     name: *const c_char,
     name_len: usize,
 ) -> mcpool_status {
-    landingpad(|| {
+    let set = || {
         require(config)?;
         // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
         let name = unsafe { value_text(name, name_len, "TLS server name") }?;
         // SAFETY: the caller promises `config` is NULL or live and unshared.
-        unsafe { set_tls(config, "tls_server_name", options::Value::Text(name)) }
-    })
+        unsafe { set_option(config, "tls_server_name", options::Value::Text(name)) }
+    };
+    // SAFETY: as above.
+    landingpad(|| unsafe { noting(config, "tls_server_name", set) })
 }
 
 /// Speaks TLS; with `skip` true, does not verify the servers' certificates at all (no CA

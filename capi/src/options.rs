@@ -66,16 +66,18 @@ pub unsafe extern "C" fn mcpool_config_set(
         }
         // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
         let name = unsafe { text(name, name_len, "option name", "") }?;
-        // SAFETY: the caller promises `value_len` readable bytes at a non-NULL `value`.
-        let value = unsafe { value_of(value, value_len, name) }?;
-        // SAFETY: the caller promises `config` is live and unshared.
-        let r = unsafe {
-            update_builder(config, |b| {
-                options::set_bytes(b, name, value).map_err(|e| option_failure(&e))
-            })
+        let set = || {
+            // SAFETY: the caller promises `value_len` readable bytes at a non-NULL `value`.
+            let value = unsafe { value_of(value, value_len, name) }?;
+            // SAFETY: the caller promises `config` is live and unshared.
+            unsafe {
+                update_builder(config, |b| {
+                    options::set_bytes(b, name, value).map_err(|e| option_failure(&e))
+                })
+            }
         };
         // SAFETY: as above.
-        unsafe { super::config::noted(config, name, r) }
+        unsafe { super::config::noting(config, name, set) }
     })
 }
 
@@ -108,9 +110,9 @@ pub unsafe extern "C" fn mcpool_config_set_as(
         let given = unsafe { text(given, given_len, "argument name", "") }?;
         // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
         let name = unsafe { text(name, name_len, "option name", "") }?;
-        // SAFETY: the caller promises `value_len` readable bytes at a non-NULL `value`.
-        let value = unsafe { value_of(value, value_len, name) }?;
         let set = || {
+            // SAFETY: the caller promises `value_len` readable bytes at a non-NULL `value`.
+            let value = unsafe { value_of(value, value_len, name) }?;
             // SAFETY: the caller promises `config` is live and unshared.
             let cfg = unsafe { ptr::handle_mut(config, "config") }?;
             let mut sources = cfg.given.clone();
@@ -121,9 +123,8 @@ pub unsafe extern "C" fn mcpool_config_set_as(
             cfg.given = sources;
             Ok(mcpool_status::MCPOOL_OK)
         };
-        let r = set();
         // SAFETY: as above.
-        unsafe { super::config::noted(config, name, r) }
+        unsafe { super::config::noting(config, name, set) }
     })
 }
 

@@ -1234,6 +1234,19 @@ static void test_tls_config(void) {
     }
     mcpool_client_free(client);
     mcpool_config_free(cfg);
+    /* A setter refused while reading its argument (a path that is not UTF-8) is a refusal of
+     * that option too: no client without it. */
+    cfg = NULL;
+    client = NULL;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, server, strlen(server), 1), MCPOOL_OK);
+    EXPECT(mcpool_config_set_tls_ca_file(cfg, "\xff", 1), MCPOOL_CONFIG);
+    EXPECT(mcpool_client_new(cfg, &client), MCPOOL_CONFIG);
+    CHECK(strstr(mcpool_last_error_message(), "tls_ca_file was refused when it was set") != NULL);
+    EXPECT(mcpool_config_set(cfg, S("tls_ca_file"), "\xfe", 1), MCPOOL_CONFIG);
+    EXPECT(mcpool_client_new(cfg, &client), MCPOOL_CONFIG);
+    CHECK(client == NULL);
+    mcpool_config_free(cfg);
 }
 
 static void test_batch(mcpool_client *c) {
