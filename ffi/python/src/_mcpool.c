@@ -3909,21 +3909,73 @@ static PyObject *Client_decr(ClientObject *self, PyObject *const *args, Py_ssize
     return counter(self, 0, args, nargs, kw);
 }
 
+/* The per-key deltas of incr_multi({key: delta, ...}): the dict's keys (a list, in the
+ * dict's order) and each one's delta, read and checked before anything is sent (a delta
+ * that is no int of 0 to 2**64-1 raises naming its key). 0 on success, with *keys a new
+ * reference and *deltas PyMem memory of len(keys) + 1 slots; -1 with an exception. */
+static int keyed_deltas(PyObject *mapping, const char *call, PyObject **keys, uint64_t **deltas) {
+    PyObject *items = PyDict_Items(mapping); /* a snapshot: the dict may change later */
+    *keys = NULL;
+    *deltas = NULL;
+    if (items == NULL)
+        return -1;
+    Py_ssize_t n = PyList_Size(items);
+    *keys = PyList_New(n);
+    *deltas = PyMem_Calloc((size_t)n + 1, sizeof(**deltas));
+    if (*keys == NULL || *deltas == NULL) {
+        if (*keys != NULL)
+            PyErr_NoMemory();
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pair = PyList_GetItem(items, i); /* borrowed, as the two below */
+        PyObject *key = pair != NULL ? PyTuple_GetItem(pair, 0) : NULL;
+        PyObject *value = key != NULL ? PyTuple_GetItem(pair, 1) : NULL;
+        if (value == NULL || call_u64_arg(value, "delta", 1, &(*deltas)[i], call, key) < 0 ||
+            PyList_SetItem(*keys, i, Py_NewRef(key)) < 0)
+            goto fail;
+    }
+    Py_DECREF(items);
+    return 0;
+fail:
+    Py_DECREF(items);
+    Py_CLEAR(*keys);
+    PyMem_Free(*deltas);
+    *deltas = NULL;
+    return -1;
+}
+
 /* incr_multi / decr_multi: every key by delta in one pipelined round trip per server
- * (mcpool_client_arith_multi); the list of new values, None for a missing key; an item's
- * error raises (as delete_multi), the first failed key's, with `results`: every key's
- * answer, the new value, None or that key's exception (the other keys were applied). */
+ * (mcpool_client_arith_multi), or each key by its own delta when keys is a dict
+ * ({key: delta}, as Rust's arith_multi, C, Perl and Java take one per key); the list of new
+ * values (in the keys' order), None for a missing key; an item's error raises (as
+ * delete_multi), the first failed key's, with `results`: every key's answer, the new value,
+ * None or that key's exception (the other keys were applied). */
 static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *args, Py_ssize_t nargs, PyObject *kw) {
     static const argname_t names[] = {{"keys", 0}, {"delta", 1}, {"key_prefix", 2}};
-    PyObject *a[3], *result = NULL;
+    const char *call = incr ? "incr_multi" : "decr_multi";
+    PyObject *a[3], *result = NULL, *keyed = NULL;
+    uint64_t *per_key = NULL; /* the dict's deltas, key i's at i; NULL: delta for every key */
     keys_t ks;
     uint64_t delta;
     CHECK_OPEN(self);
-    if (parse_args(incr ? "incr_multi" : "decr_multi", args, nargs, kw, names, 3, 3, 3, 1, a) < 0)
+    if (parse_args(call, args, nargs, kw, names, 3, 3, 3, 1, a) < 0)
         return NULL;
-    if (call_u64_arg(a[1], "delta", 1, &delta, incr ? "incr_multi" : "decr_multi", NULL) < 0)
+    if (PyDict_Check(a[0])) {
+        if (a[1] != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s: keys is a dict of each key's delta, so delta "
+                         "cannot be given too", call);
+            return NULL;
+        }
+        if (keyed_deltas(a[0], call, &keyed, &per_key) < 0)
+            return NULL;
+    } else if (call_u64_arg(a[1], "delta", 1, &delta, call, NULL) < 0) {
         return NULL;
-    if (keys_init(&ks, a[0], a[2], incr ? "incr_multi" : "decr_multi") < 0) {
+    }
+    int init = keys_init(&ks, keyed != NULL ? keyed : a[0], a[2], call);
+    Py_XDECREF(keyed); /* ks.seq holds the keys */
+    if (init < 0) {
+        PyMem_Free(per_key);
         keys_free(&ks);
         return NULL;
     }
@@ -3935,8 +3987,8 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t i = 0; i < ks.n; i++)
-        deltas[i] = delta;
+    for (Py_ssize_t j = 0; j < ks.m; j++) /* the j-th key sent is key at[j] */
+        deltas[j] = per_key == NULL ? delta : per_key[ks.at != NULL ? ks.at[j] : j];
     if (ks.m > 0) { /* the keys sent: one keys_init refused is not */
         Py_BEGIN_ALLOW_THREADS
         st = mcpool_client_arith_multi(self->client, incr != 0, ks.sptrs, ks.slens, deltas,
@@ -3981,7 +4033,7 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
             raise_at(error_class(sts[i]), sts[i],
                      own != NULL || PyErr_Occurred()
                          ? own
-                         : PyUnicode_FromFormat("%s %R: %s", incr ? "incr_multi" : "decr_multi",
+                         : PyUnicode_FromFormat("%s %R: %s", call,
                                                 PyTuple_GetItem(ks.seq, i),
                                                 mcpool_status_name((uint32_t)sts[i])),
                      NULL, key_unknown(&ks, i));
@@ -4014,6 +4066,7 @@ done:
     PyMem_Free(sts);
     PyMem_Free(deltas);
     PyMem_Free(vals);
+    PyMem_Free(per_key);
     keys_free(&ks);
     return result;
 }

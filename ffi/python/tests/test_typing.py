@@ -136,6 +136,9 @@ def use_otel() -> None:
     client = mcpool.Client(["127.0.0.1:11211"], on_operation=mcpool.otel.span_hook())
     mcpool.otel.span_hook(tracer="mcpool")  # type: ignore[arg-type]
     print(client, mcpool.otel.attributes)
+    moved: List[Optional[int]] = client.incr_multi({"a": 1, b"b": 2}, key_prefix="p:")
+    moved = client.decr_multi(["a", "b"], 3)
+    print(moved)
 '''
 
 

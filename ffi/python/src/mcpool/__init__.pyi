@@ -2,7 +2,7 @@
 import builtins
 import datetime
 from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence,
-                    SupportsIndex, Tuple, TypeVar, Union)
+                    SupportsIndex, Tuple, TypeVar, Union, overload)
 
 Key = Union[str, bytes]
 Value = Any  # bytes, str, int, bool; any picklable object with pickle=True
@@ -190,8 +190,17 @@ class _Client:
     def set_counter(self, key: Key, value: int, time: Time = 0, *, expire: Time = 0) -> bool: ...
     def decr(self, key: Key, delta: int = 1, *, noreply: Optional[bool] = None,
              value: int = 1) -> Optional[int]: ...
+    # keys a dict {key: delta}: each key by its own delta (delta not given)
+    @overload
+    def incr_multi(self, keys: Mapping[Key, int], *,
+                   key_prefix: Key = "") -> List[Optional[int]]: ...
+    @overload
     def incr_multi(self, keys: Iterable[Key], delta: int = 1,
                    key_prefix: Key = "") -> List[Optional[int]]: ...
+    @overload
+    def decr_multi(self, keys: Mapping[Key, int], *,
+                   key_prefix: Key = "") -> List[Optional[int]]: ...
+    @overload
     def decr_multi(self, keys: Iterable[Key], delta: int = 1,
                    key_prefix: Key = "") -> List[Optional[int]]: ...
     def incr_or_init(self, key: Key, delta: int = 1, initial: int = 0, time: Time = 0, *,
