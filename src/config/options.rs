@@ -1076,21 +1076,31 @@ pub fn find(name: &str) -> Result<usize> {
 
 /// The option names closest to `given` (at most three), for "did you mean" hints.
 pub fn close_names(given: &str) -> Vec<&'static str> {
-    let norm = given.trim().to_ascii_lowercase().replace('-', "_");
-    let mut close: Vec<(usize, &'static str)> = OPTIONS
-        .iter()
-        .map(|o| (distance(&norm, o.name), o.name))
-        .filter(|&(d, n)| d <= 2 + n.len() / 4 || (norm.len() >= 3 && n.contains(&norm)))
-        .collect();
-    close.sort();
-    close.into_iter().take(3).map(|(_, n)| n).collect()
+    closest(given, OPTIONS.iter().map(|o| o.name))
 }
 
 /// `" (did you mean a, b?)"` for the names closest to `given`, or `" (one of: ...)"`.
 fn suggestion<'a>(given: &str, names: impl Iterator<Item = &'a str> + Clone) -> String {
-    let norm = given.trim().to_ascii_lowercase().replace('-', "_");
+    let close = closest(given, names.clone());
+    if close.is_empty() {
+        format!(
+            " {given:?} (one of: {})",
+            names.collect::<Vec<_>>().join(", ")
+        )
+    } else {
+        format!(" {given:?} (did you mean {}?)", close.join(", "))
+    }
+}
+
+/// The (at most three) `names` closest to `given`, closest first: within a few edits, or
+/// containing it, or contained in it. Dashes read as underscores, and a leading `ssl` as
+/// `tls` (memcached's and OpenSSL's word for it: `ssl_ca_cert` suggests `tls_ca_file`).
+fn closest<'a>(given: &str, names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut norm = given.trim().to_ascii_lowercase().replace('-', "_");
+    if let Some(rest) = norm.strip_prefix("ssl") {
+        norm = format!("tls{rest}");
+    }
     let mut close: Vec<(usize, &str)> = names
-        .clone()
         .map(|n| (distance(&norm, &n.replace('-', "_")), n))
         .filter(|&(d, n)| {
             d <= 2 + n.len() / 4 || (norm.len() >= 3 && (n.contains(&norm) || norm.contains(n)))
@@ -1098,15 +1108,7 @@ fn suggestion<'a>(given: &str, names: impl Iterator<Item = &'a str> + Clone) -> 
         .collect();
     close.sort();
     close.truncate(3);
-    if close.is_empty() {
-        format!(
-            " {given:?} (one of: {})",
-            names.collect::<Vec<_>>().join(", ")
-        )
-    } else {
-        let list: Vec<&str> = close.iter().map(|&(_, n)| n).collect();
-        format!(" {given:?} (did you mean {}?)", list.join(", "))
-    }
+    close.into_iter().map(|(_, n)| n).collect()
 }
 
 /// Levenshtein distance (also libmemcached_config's "did you mean").
