@@ -3909,39 +3909,18 @@ static PyObject *Client_decr(ClientObject *self, PyObject *const *args, Py_ssize
     return counter(self, 0, args, nargs, kw);
 }
 
-/* The per-key deltas of incr_multi({key: delta, ...}): the dict's keys (a list, in the
- * dict's order) and each one's delta, read and checked before anything is sent (a delta
- * that is no int of 0 to 2**64-1 raises naming its key). 0 on success, with *keys a new
- * reference and *deltas PyMem memory of len(keys) + 1 slots; -1 with an exception. */
-static int keyed_deltas(PyObject *mapping, const char *call, PyObject **keys, uint64_t **deltas) {
-    PyObject *items = PyDict_Items(mapping); /* a snapshot: the dict may change later */
-    *keys = NULL;
-    *deltas = NULL;
-    if (items == NULL)
-        return -1;
-    Py_ssize_t n = PyList_Size(items);
-    *keys = PyList_New(n);
-    *deltas = PyMem_Calloc((size_t)n + 1, sizeof(**deltas));
-    if (*keys == NULL || *deltas == NULL) {
-        if (*keys != NULL)
-            PyErr_NoMemory();
-        goto fail;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *pair = PyList_GetItem(items, i); /* borrowed, as the two below */
-        PyObject *key = pair != NULL ? PyTuple_GetItem(pair, 0) : NULL;
-        PyObject *value = key != NULL ? PyTuple_GetItem(pair, 1) : NULL;
-        if (value == NULL || call_u64_arg(value, "delta", 1, &(*deltas)[i], call, key) < 0 ||
-            PyList_SetItem(*keys, i, Py_NewRef(key)) < 0)
-            goto fail;
-    }
-    Py_DECREF(items);
-    return 0;
-fail:
-    Py_DECREF(items);
+/* A dict of a value per key (incr_multi({key: delta}), touch_multi({key: ttl})) split into
+ * two new lists, its keys and their values in the dict's order: a snapshot, as the dict may
+ * change once the GIL is released. 0, or -1 with an exception. */
+static int dict_split(PyObject *mapping, PyObject **keys, PyObject **values) {
+    *keys = PyDict_Keys(mapping);
+    *values = *keys != NULL ? PyDict_Values(mapping) : NULL;
+    if (*values != NULL && PyList_Size(*keys) == PyList_Size(*values))
+        return 0;
+    if (*values != NULL)
+        PyErr_SetString(PyExc_RuntimeError, "dict changed size while it was read");
     Py_CLEAR(*keys);
-    PyMem_Free(*deltas);
-    *deltas = NULL;
+    Py_CLEAR(*values);
     return -1;
 }
 
@@ -3967,8 +3946,21 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
                          "cannot be given too", call);
             return NULL;
         }
-        if (keyed_deltas(a[0], call, &keyed, &per_key) < 0)
+        PyObject *values;
+        if (dict_split(a[0], &keyed, &values) < 0)
             return NULL;
+        Py_ssize_t n = PyList_Size(values);
+        per_key = PyMem_Calloc((size_t)n + 1, sizeof(*per_key));
+        int bad = per_key == NULL ? (PyErr_NoMemory(), -1) : 0;
+        for (Py_ssize_t i = 0; bad == 0 && i < n; i++) /* each checked before anything is sent */
+            bad = call_u64_arg(PyList_GetItem(values, i), "delta", 1, &per_key[i], call,
+                               PyList_GetItem(keyed, i));
+        Py_DECREF(values);
+        if (bad < 0) {
+            Py_DECREF(keyed);
+            PyMem_Free(per_key);
+            return NULL;
+        }
     } else if (call_u64_arg(a[1], "delta", 1, &delta, call, NULL) < 0) {
         return NULL;
     }
@@ -5018,7 +5010,8 @@ static PyObject *Client_gats(ClientObject *self, PyObject *const *args, Py_ssize
     return gat_impl(self, 1, args, nargs, kw);
 }
 
-/* touch_multi(keys, time=0, key_prefix=''): every key's expiry set to time in one pipelined
+/* touch_multi(keys, time=0, key_prefix=''): every key's expiry set to time (or each key's own
+ * when keys is a dict {key: time}, as Rust's touch_multi, C, Perl and Java take) in one pipelined
  * round trip per server (mcpool_client_touch_multi); {key: True when it existed, False when
  * missing}, keyed as given (a key given twice: True when either occurrence found it). A key's
  * error (not a miss) raises, with that key's own message (as delete_multi). */
@@ -5026,14 +5019,41 @@ static PyObject *Client_touch_multi(ClientObject *self, PyObject *const *args, P
                                     PyObject *kw) {
     static const argname_t names[] = {{"keys", 0}, {"time", 1}, {"expire", 1},
                                       {"key_prefix", 2}, {"noreply", 3}};
-    PyObject *a[4], *result = NULL;
+    PyObject *a[4], *result = NULL, *keyed = NULL;
+    uint32_t *per_key = NULL; /* the dict's ttls, key i's at i; NULL: ttl for every key */
     keys_t ks;
-    uint32_t ttl;
+    uint32_t ttl = 0;
     CHECK_OPEN(self);
-    if (parse_args("touch_multi", args, nargs, kw, names, 5, 4, 3, 1, a) < 0 ||
-        time_arg(a[1], "touch_multi", NULL, "ttl", &ttl) < 0)
+    if (parse_args("touch_multi", args, nargs, kw, names, 5, 4, 3, 1, a) < 0)
         return NULL;
-    if (keys_init(&ks, a[0], a[2], "touch_multi") < 0) {
+    if (PyDict_Check(a[0])) {
+        PyObject *values;
+        if (a[1] != NULL) {
+            PyErr_SetString(PyExc_TypeError, "touch_multi: keys is a dict of each key's time, "
+                            "so time cannot be given too");
+            return NULL;
+        }
+        if (dict_split(a[0], &keyed, &values) < 0)
+            return NULL;
+        Py_ssize_t n = PyList_Size(values);
+        per_key = PyMem_Calloc((size_t)n + 1, sizeof(*per_key));
+        int bad = per_key == NULL ? (PyErr_NoMemory(), -1) : 0;
+        for (Py_ssize_t i = 0; bad == 0 && i < n; i++) /* each checked before anything is sent */
+            bad = time_arg(PyList_GetItem(values, i), "touch_multi", PyList_GetItem(keyed, i),
+                           "ttl", &per_key[i]);
+        Py_DECREF(values);
+        if (bad < 0) {
+            Py_DECREF(keyed);
+            PyMem_Free(per_key);
+            return NULL;
+        }
+    } else if (time_arg(a[1], "touch_multi", NULL, "ttl", &ttl) < 0) {
+        return NULL;
+    }
+    int init = keys_init(&ks, keyed != NULL ? keyed : a[0], a[2], "touch_multi");
+    Py_XDECREF(keyed); /* ks.seq holds the keys */
+    if (init < 0) {
+        PyMem_Free(per_key);
         keys_free(&ks);
         return NULL;
     }
@@ -5044,8 +5064,8 @@ static PyObject *Client_touch_multi(ClientObject *self, PyObject *const *args, P
         PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t i = 0; i < ks.n; i++)
-        ttls[i] = ttl;
+    for (Py_ssize_t j = 0; j < ks.m; j++) /* the j-th key sent is key at[j] */
+        ttls[j] = per_key == NULL ? ttl : per_key[ks.at != NULL ? ks.at[j] : j];
     if (ks.m > 0) { /* the keys sent: one keys_init refused is not */
         Py_BEGIN_ALLOW_THREADS
         st = mcpool_client_touch_multi(self->client, ks.sptrs, ks.slens, ttls, (size_t)ks.m,
@@ -5073,6 +5093,7 @@ static PyObject *Client_touch_multi(ClientObject *self, PyObject *const *args, P
 done:
     PyMem_Free(sts);
     PyMem_Free(ttls);
+    PyMem_Free(per_key);
     keys_free(&ks);
     return result;
 }

@@ -138,6 +138,9 @@ def use_otel() -> None:
     print(client, mcpool.otel.attributes)
     moved: List[Optional[int]] = client.incr_multi({"a": 1, b"b": 2}, key_prefix="p:")
     moved = client.decr_multi(["a", "b"], 3)
+    touched: Dict[str, bool] = client.touch_multi({"a": 10, "b": 2.5})
+    touched = client.touch_multi(["a"], 10, key_prefix="p:")
+    print(touched)
     print(moved)
 '''
 

@@ -1674,10 +1674,34 @@ public final class Mcpool implements AutoCloseable {
     public Map<String, Boolean> touchMulti(Collection<String> keys, int ttl) {
         notNull(keys, "key collection");
         String[] ka = keys.toArray(new String[0]);
+        int[] ttls = new int[ka.length];
+        Arrays.fill(ttls, ttl);
+        return touchMulti(ka, ttls);
+    }
+
+    /** As {@link #touchMulti(Collection, int)}, each key with its own ttl (as the C ABI's
+     * {@code mcpool_client_touch_multi}, Rust's {@code touch_multi} and Perl's
+     * {@code touch_multi} take them), in one pipelined round trip per server. A null ttl is a
+     * {@link ClientException} MCPOOL_INVALID_ARGUMENT naming the key, nothing sent. */
+    public Map<String, Boolean> touchMulti(Map<String, Integer> ttlOf) {
+        notNull(ttlOf, "ttl map");
+        java.util.List<String> ka = new java.util.ArrayList<>(ttlOf.size());
+        java.util.List<Integer> tl = new java.util.ArrayList<>(ttlOf.size());
+        for (Map.Entry<String, Integer> e : ttlOf.entrySet()) {
+            if (e.getValue() == null) throw ClientException.invalidArgument("null ttl for key \"" + e.getKey() + "\"");
+            ka.add(e.getKey());
+            tl.add(e.getValue());
+        }
+        int[] ttls = new int[tl.size()];
+        for (int i = 0; i < ttls.length; i++) ttls[i] = tl.get(i);
+        return touchMulti(ka.toArray(new String[0]), ttls);
+    }
+
+    /** touchMulti: key ka[i] with ttls[i]. */
+    private Map<String, Boolean> touchMulti(String[] ka, int[] ttls) {
         byte[][] ks = new byte[ka.length][];
         for (int i = 0; i < ka.length; i++) ks[i] = key(ka[i]);
-        int[] klens = new int[ka.length], st = new int[ka.length], ttls = new int[ka.length];
-        Arrays.fill(ttls, ttl);
+        int[] klens = new int[ka.length], st = new int[ka.length];
         byte[] kb = pack(ks, klens, "keys");
         McpoolException[] errs = null;
         if (ka.length > 0) {

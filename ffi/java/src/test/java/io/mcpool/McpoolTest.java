@@ -325,6 +325,26 @@ public class McpoolTest extends ServerTestBase {
             assertEquals(Boolean.FALSE, touched.get("bm:missing"));
             assertEquals(Boolean.TRUE, mc.touchMulti(java.util.Arrays.asList("bm:4"), -1).get("bm:4"));
             assertNull(mc.get("bm:4"));
+            // a ttl per key, as Rust, C and Perl take them: -1 expires bm:5 at once, bm:3 stays
+            Map<String, Integer> ttlOf = new java.util.LinkedHashMap<>();
+            ttlOf.put("bm:3", 3600);
+            ttlOf.put("bm:5", -1);
+            ttlOf.put("bm:missing", 10);
+            Map<String, Boolean> touchedEach = mc.touchMulti(ttlOf);
+            assertEquals(new java.util.ArrayList<>(ttlOf.keySet()), new java.util.ArrayList<>(touchedEach.keySet()));
+            assertEquals(Boolean.TRUE, touchedEach.get("bm:3"));
+            assertEquals(Boolean.TRUE, touchedEach.get("bm:5"));
+            assertEquals(Boolean.FALSE, touchedEach.get("bm:missing"));
+            assertNull(mc.get("bm:5"));
+            assertNotNull(mc.get("bm:3"));
+            ttlOf.put("bm:3", null);
+            try {
+                mc.touchMulti(ttlOf);
+                fail("a null ttl was sent");
+            } catch (ClientException e) {
+                assertEquals("MCPOOL_INVALID_ARGUMENT", e.statusName());
+                assertTrue(e.getMessage(), e.getMessage().contains("bm:3"));
+            }
             // incr / decr: new values, empty for a missing key; a text value is the server's error
             java.util.List<String> ctrs = java.util.Arrays.asList("bm:c1", "bm:c2", "bm:cmissing");
             mc.delete("bm:cmissing");

@@ -1,4 +1,4 @@
-"""incr_multi/decr_multi({key: delta}): a delta per key, as Rust's arith_multi, C's
+"""incr_multi/decr_multi({key: delta}) and touch_multi({key: time}): a delta (a time) per key, as Rust's arith_multi, C's
 mcpool_client_arith_multi, Perl's incr_multi([$k, $d], ...) and Java's incrMulti(Map) take
 (left undone in session 26: Python took one delta for every key). Against a real memcached on
 every protocol, on two servers: one pipelined round trip per server."""
@@ -97,4 +97,40 @@ def test_a_key_the_binding_refuses_fails_alone_and_the_others_get_their_own_delt
 def test_an_empty_dict_is_an_empty_list(server):
     c = mcpool.Client([server.addr])
     assert c.incr_multi({}) == [] and c.decr_multi({}) == []
+    c.close()
+
+
+# touch_multi({key: time}): a time per key, as Rust's touch_multi, C, Perl and Java take.
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_touch_multi_gives_each_key_its_own_time_in_one_round_trip(server, prefix, protocol):
+    c = mcpool.Client([server.addr], protocol=protocol)
+    for k in "abc":
+        c.set(prefix + k, b"v")
+    before = _ops(c)
+    got = c.touch_multi({"a": 900, "b": 0, "gone": 100, "c": 500}, key_prefix=prefix)
+    assert got == {"a": True, "b": True, "gone": False, "c": True}
+    assert {a: m - before[a] for a, m in _ops(c).items()} == {server.addr: 1}
+    assert 890 <= server.ttl(prefix + "a") <= 900
+    assert server.ttl(prefix + "b") == -1
+    assert 490 <= server.ttl(prefix + "c") <= 500
+    assert server.ttl(prefix + "gone") is None
+    c.close()
+
+
+def test_touch_multi_checks_every_time_before_sending_and_refuses_time_with_a_dict(server, prefix):
+    c = mcpool.Client([server.addr])
+    c.set(prefix + "a", b"v", 900)
+    before = _ops(c)
+    with pytest.raises(mcpool.ClientError, match=r"touch_multi [\"']%sb[\"']" % prefix):
+        c.touch_multi({prefix + "a": 100, prefix + "b": 2**40})
+    with pytest.raises(TypeError, match=r"touch_multi [\"']%sb[\"']" % prefix):
+        c.touch_multi({prefix + "a": 100, prefix + "b": "soon"})
+    with pytest.raises(TypeError, match="keys is a dict of each key's time"):
+        c.touch_multi({prefix + "a": 100}, 5)
+    with pytest.raises(TypeError, match="keys is a dict of each key's time"):
+        c.touch_multi({prefix + "a": 100}, expire=5)
+    assert _ops(c) == before
+    assert 890 <= server.ttl(prefix + "a") <= 900
+    assert c.touch_multi({}) == {}
     c.close()
