@@ -3909,19 +3909,50 @@ static PyObject *Client_decr(ClientObject *self, PyObject *const *args, Py_ssize
     return counter(self, 0, args, nargs, kw);
 }
 
-/* A dict of a value per key (incr_multi({key: delta}), touch_multi({key: ttl})) split into
- * two new lists, its keys and their values in the dict's order: a snapshot, as the dict may
- * change once the GIL is released. 0, or -1 with an exception. */
-static int dict_split(PyObject *mapping, PyObject **keys, PyObject **values) {
+/* Reads one per-key argument of a dict (item_args): the value of key into *out; 0, or -1
+ * with an exception naming call and key. */
+typedef int (*item_arg_fn)(PyObject *value, const char *call, PyObject *key, void *out);
+
+static int delta_item(PyObject *value, const char *call, PyObject *key, void *out) {
+    return call_u64_arg(value, "delta", 1, (uint64_t *)out, call, key);
+}
+
+static int time_item(PyObject *value, const char *call, PyObject *key, void *out) {
+    return time_arg(value, call, key, "ttl", (uint32_t *)out);
+}
+
+/* A dict of a value per key (incr_multi({key: delta}), touch_multi({key: time})): its keys,
+ * a new list in the dict's order (a snapshot: the dict may change once the GIL is released),
+ * and each one's value read by parse into *out, PyMem memory of len(keys) + 1 slots of size
+ * bytes, every one checked before anything is sent. 0, or -1 with an exception (nothing to
+ * free). */
+static int item_args(PyObject *mapping, const char *call, item_arg_fn parse, size_t size,
+                     PyObject **keys, void **out) {
+    PyObject *values = NULL;
+    *out = NULL;
     *keys = PyDict_Keys(mapping);
-    *values = *keys != NULL ? PyDict_Values(mapping) : NULL;
-    if (*values != NULL && PyList_Size(*keys) == PyList_Size(*values))
-        return 0;
-    if (*values != NULL)
+    if (*keys != NULL)
+        values = PyDict_Values(mapping);
+    Py_ssize_t n = values != NULL ? PyList_Size(values) : -1;
+    if (n >= 0 && n != PyList_Size(*keys)) {
         PyErr_SetString(PyExc_RuntimeError, "dict changed size while it was read");
-    Py_CLEAR(*keys);
-    Py_CLEAR(*values);
-    return -1;
+        n = -1;
+    }
+    if (n >= 0 && (*out = PyMem_Calloc((size_t)n + 1, size)) == NULL) {
+        PyErr_NoMemory();
+        n = -1;
+    }
+    int r = n >= 0 ? 0 : -1;
+    for (Py_ssize_t i = 0; r == 0 && i < n; i++)
+        r = parse(PyList_GetItem(values, i), call, PyList_GetItem(*keys, i),
+                  (char *)*out + (size_t)i * size);
+    Py_XDECREF(values);
+    if (r < 0) {
+        Py_CLEAR(*keys);
+        PyMem_Free(*out);
+        *out = NULL;
+    }
+    return r;
 }
 
 /* incr_multi / decr_multi: every key by delta in one pipelined round trip per server
@@ -3946,21 +3977,8 @@ static PyObject *counter_multi(ClientObject *self, int incr, PyObject *const *ar
                          "cannot be given too", call);
             return NULL;
         }
-        PyObject *values;
-        if (dict_split(a[0], &keyed, &values) < 0)
+        if (item_args(a[0], call, delta_item, sizeof(*per_key), &keyed, (void **)&per_key) < 0)
             return NULL;
-        Py_ssize_t n = PyList_Size(values);
-        per_key = PyMem_Calloc((size_t)n + 1, sizeof(*per_key));
-        int bad = per_key == NULL ? (PyErr_NoMemory(), -1) : 0;
-        for (Py_ssize_t i = 0; bad == 0 && i < n; i++) /* each checked before anything is sent */
-            bad = call_u64_arg(PyList_GetItem(values, i), "delta", 1, &per_key[i], call,
-                               PyList_GetItem(keyed, i));
-        Py_DECREF(values);
-        if (bad < 0) {
-            Py_DECREF(keyed);
-            PyMem_Free(per_key);
-            return NULL;
-        }
     } else if (call_u64_arg(a[1], "delta", 1, &delta, call, NULL) < 0) {
         return NULL;
     }
@@ -5027,26 +5045,14 @@ static PyObject *Client_touch_multi(ClientObject *self, PyObject *const *args, P
     if (parse_args("touch_multi", args, nargs, kw, names, 5, 4, 3, 1, a) < 0)
         return NULL;
     if (PyDict_Check(a[0])) {
-        PyObject *values;
         if (a[1] != NULL) {
             PyErr_SetString(PyExc_TypeError, "touch_multi: keys is a dict of each key's time, "
                             "so time cannot be given too");
             return NULL;
         }
-        if (dict_split(a[0], &keyed, &values) < 0)
+        if (item_args(a[0], "touch_multi", time_item, sizeof(*per_key), &keyed,
+                      (void **)&per_key) < 0)
             return NULL;
-        Py_ssize_t n = PyList_Size(values);
-        per_key = PyMem_Calloc((size_t)n + 1, sizeof(*per_key));
-        int bad = per_key == NULL ? (PyErr_NoMemory(), -1) : 0;
-        for (Py_ssize_t i = 0; bad == 0 && i < n; i++) /* each checked before anything is sent */
-            bad = time_arg(PyList_GetItem(values, i), "touch_multi", PyList_GetItem(keyed, i),
-                           "ttl", &per_key[i]);
-        Py_DECREF(values);
-        if (bad < 0) {
-            Py_DECREF(keyed);
-            PyMem_Free(per_key);
-            return NULL;
-        }
     } else if (time_arg(a[1], "touch_multi", NULL, "ttl", &ttl) < 0) {
         return NULL;
     }
