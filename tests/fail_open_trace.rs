@@ -6,7 +6,9 @@ use common::fake::{fake, Then};
 use common::{unique, wait_until, Memcached};
 use mcpool::error::Class;
 use mcpool::trace::{Op, OpOutcome, OpRecord};
-use mcpool::{Client, ClientBuilder, Error, Protocol, StoreOutcome};
+use mcpool::{
+    Client, ClientBuilder, Compress, Error, Kind, Protocol, StoreCommand, StoreOutcome, Value,
+};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -295,6 +297,90 @@ fn bad_keys_and_values_stay_errors_with_fail_open() {
     assert_eq!(recs[2].op, Op::Set);
     assert_eq!(recs[2].outcome, OpOutcome::Error(Class::ClientError));
     assert_eq!(recs[2].server, None);
+    // Every store path records its refused value the same way: the typed and per-call
+    // compression paths returned the error with no record of their own (tester finding
+    // observability 3: a set showed only its delete, an add or a cas nothing).
+    let big = Value::Bytes(vec![0u8; 17]);
+    let text = Value::Text("x".repeat(17));
+    type Call<'a> = Box<dyn Fn() -> mcpool::Result<StoreOutcome> + 'a>;
+    let calls: Vec<(Op, Call<'_>)> = vec![
+        (Op::Set, Box::new(|| c.set_value("k", &big, 0))),
+        (
+            Op::Add,
+            Box::new(|| c.store_value(StoreCommand::Add, "k", &text, 0)),
+        ),
+        (
+            Op::Cas,
+            Box::new(|| c.store_value(StoreCommand::Cas(7), "k", &big, 0)),
+        ),
+        (
+            Op::Replace,
+            Box::new(|| c.store_value_as(StoreCommand::Replace, "k", &big, 0, Compress::Never)),
+        ),
+        (
+            Op::Add,
+            Box::new(|| c.store_as(StoreCommand::Add, "k", [0u8; 17], 0, 0, Compress::Never)),
+        ),
+        (
+            Op::Add,
+            Box::new(|| {
+                c.store_kind_as(
+                    StoreCommand::Add,
+                    "k",
+                    Kind::Bytes,
+                    &[0u8; 17],
+                    0,
+                    Compress::Auto,
+                )
+            }),
+        ),
+        (
+            Op::Set,
+            Box::new(|| {
+                c.store_kind_as(
+                    StoreCommand::Set,
+                    "k",
+                    Kind::Text,
+                    &[b'x'; 17],
+                    0,
+                    Compress::Auto,
+                )
+            }),
+        ),
+    ];
+    for (i, (op, call)) in calls.iter().enumerate() {
+        assert!(
+            matches!(call(), Err(Error::ValueTooLarge { .. })),
+            "call {i}"
+        );
+        let recs = take(&log);
+        let own = recs.last().unwrap_or_else(|| panic!("call {i}: no record"));
+        assert_eq!(
+            (own.op, own.server.as_deref()),
+            (*op, None),
+            "call {i}: {recs:?}"
+        );
+        assert_eq!(
+            own.outcome,
+            OpOutcome::Error(Class::ClientError),
+            "call {i}"
+        );
+        assert!(
+            own.error
+                .as_deref()
+                .unwrap()
+                .contains("exceeds the item size limit"),
+            "call {i}: {own:?}"
+        );
+        // a set's refusal deletes the key first (its own record); the others send nothing
+        let before: Vec<Op> = recs[..recs.len() - 1].iter().map(|r| r.op).collect();
+        let deletes = if *op == Op::Set {
+            vec![Op::Delete]
+        } else {
+            vec![]
+        };
+        assert_eq!(before, deletes, "call {i}: {recs:?}");
+    }
 }
 
 #[test]

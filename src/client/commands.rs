@@ -117,10 +117,8 @@ impl Client {
         flags: u32,
         ttl: u32,
     ) -> Result<StoreOutcome> {
-        match self.encode_value(cmd, key.as_ref(), value.as_ref(), flags) {
-            Ok((data, flags)) => self.store_encoded(cmd, key.as_ref(), &data, flags, ttl),
-            Err(e) => self.refused(store_op(cmd), 1, e),
-        }
+        let encoded = self.encode_value(cmd, key.as_ref(), value.as_ref(), flags);
+        self.store_encoded(cmd, key.as_ref(), encoded, ttl)
     }
 
     /// A call refused before any I/O (a bad key or value): recorded, never failed open.
@@ -151,21 +149,27 @@ impl Client {
         ttl: u32,
         compress: Compress,
     ) -> Result<StoreOutcome> {
-        let (data, flags) =
-            self.encode_value_as(cmd, key.as_ref(), value.as_ref(), flags, compress)?;
-        self.store_encoded(cmd, key.as_ref(), &data, flags, ttl)
+        let encoded = self.encode_value_as(cmd, key.as_ref(), value.as_ref(), flags, compress);
+        self.store_encoded(cmd, key.as_ref(), encoded, ttl)
     }
 
-    /// A store of a value already in its wire form (`crate::value`'s transcoder did it).
+    /// A store of a value in its wire form, as `encoded` (`crate::value`'s transcoder) gave
+    /// it: a value it refused (too large, a kind the format lacks...) is refused here, before
+    /// any I/O, recorded with no server as every store path's refusal is (tester finding
+    /// observability 3: the typed paths returned the error unrecorded).
     pub(crate) fn store_encoded(
         &self,
         cmd: StoreCommand,
         key: &[u8],
-        data: &[u8],
-        flags: u32,
+        encoded: Result<(Cow<'_, [u8]>, u32)>,
         ttl: u32,
     ) -> Result<StoreOutcome> {
-        self.store_in(cmd, key, data, flags, ttl, self.inner.config.fail_open)
+        match encoded {
+            Ok((data, flags)) => {
+                self.store_in(cmd, key, &data, flags, ttl, self.inner.config.fail_open)
+            }
+            Err(e) => self.refused(store_op(cmd), 1, e),
+        }
     }
 
     /// [`Client::store_encoded`], failing open only when `open`.

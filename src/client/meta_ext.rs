@@ -31,7 +31,10 @@ impl Client {
         self.require_meta(format_args!("{}_with_version", cmd.name()))?;
         check_version(version)?;
         let key = key.as_ref();
-        let (data, flags) = self.encode_value(cmd, key, value.as_ref(), flags)?;
+        let (data, flags) = match self.encode_value(cmd, key, value.as_ref(), flags) {
+            Ok(encoded) => encoded,
+            Err(e) => return self.refused(super::commands::store_op(cmd), 1, e),
+        };
         let start = self.call_start();
         let t = &*self.topology();
         let mut at = None;

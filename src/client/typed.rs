@@ -60,8 +60,8 @@ impl Client {
         compress: Compress,
     ) -> Result<StoreOutcome> {
         let key = key.as_ref();
-        let (data, flags) = self.encode_typed(cmd, key, value.kind(), Part::of(value), compress)?;
-        self.store_encoded(cmd, key, &data, flags, ttl)
+        let encoded = self.encode_typed(cmd, key, value.kind(), Part::of(value), compress);
+        self.store_encoded(cmd, key, encoded, ttl)
     }
 
     /// Stores many typed values, pipelined per server as [`Client::set_multi`] (one round
@@ -97,8 +97,8 @@ impl Client {
         compress: Compress,
     ) -> Result<StoreOutcome> {
         let key = key.as_ref();
-        let (data, flags) = self.encode_kind(cmd, key, kind, body, compress)?;
-        self.store_encoded(cmd, key, &data, flags, ttl)
+        let encoded = self.encode_kind(cmd, key, kind, body, compress);
+        self.store_encoded(cmd, key, encoded, ttl)
     }
 
     /// Stores an integer of the rest of the integer kind's range, `2**63..=2**64-1`
