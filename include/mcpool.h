@@ -12,7 +12,8 @@
  *    thread's last error (mcpool_last_error_message).
  *  - Keys and values are (const uint8_t *, size_t) pairs: binary-safe, never NUL-terminated.
  *    Text handed out (labels, statistics) is NUL-terminated and its length given beside it.
- *  - Every pointer is checked: NULL gives MCPOOL_INVALID_ARGUMENT, never a crash.
+ *  - Every pointer is checked: NULL gives MCPOOL_INVALID_ARGUMENT, never a crash. A
+ *    (pointer, length) pair may be NULL with length 0: the empty bytes or text.
  *  - Every expiry (ttl, ttls[i], *_ttl_s, recache_below_s, delay_s) is 0 to MCPOOL_MAX_TTL
  *    (2^31 - 1) seconds: memcached reads a larger one as negative (the item expires at once),
  *    so it is MCPOOL_INVALID_ARGUMENT, refused before anything is sent.
@@ -1706,6 +1707,21 @@ mcpool_status mcpool_option_find(const char *name,
                                  size_t *out_index);
 
 /**
+ * True when `name` (`name_len` bytes; bytes that are not UTF-8 read as replaced) names or
+ * nearly names an option that secures the traffic, as the core decides it
+ * (`options::means_security`): any name beginning with `tls`, `ssl` or `sasl` (case
+ * ignored, `-` read as `_`: `tls_cafile`, `SSL-CA`), and pylibmc's `username` and
+ * `password`. A binding that only warns of an unknown name (Perl, as
+ * Cache::Memcached::Fast) refuses such a one instead: warned about, the client would talk
+ * plain text. False for a NULL `name` or one over 65536 bytes.
+ *
+ * # Safety
+ * `name` is NULL or valid for `name_len` bytes.
+ */
+bool mcpool_option_means_security(const char *name,
+                                  size_t name_len);
+
+/**
  * True when option `i` takes a duration (`250ms`, `1.5s`, or a bare number of
  * milliseconds), e.g. `io_timeout`; false for every other type and past the end. A binding
  * whose language writes durations in seconds converts a number for these options only.
@@ -1794,7 +1810,11 @@ mcpool_status mcpool_config_set_resolver_owned(mcpool_config *config,
  * client: the status of that refusal (`MCPOOL_UNSUPPORTED` for TLS in a build without it,
  * `MCPOOL_CONFIG` for a bad value), the last error naming the option and why, so that a
  * refusal left unchecked cannot give a client that speaks plain text or logs in as no one.
- * Setting that option again with a value that is taken (or its default) lifts it.
+ * So does a refused name meant for one (`mcpool_option_means_security`: `tls_cafile`,
+ * `ssl_ca`, `sasl_user`, `password`, a name not UTF-8 of that family; noted as the option
+ * it means, the closest by name) and a refused `libmemcached_config` string asking for TLS
+ * or SASL (`--SASL=...`, `--TLS`, `--SSL-CA=...`: libmemcached's strings have no such
+ * words). Setting that option again with a value that is taken (or its default) lifts it.
  *
  * Ownership: `config` stays the caller's (free it whenever convenient, the client keeps a
  * copy); the caller owns `*out` and frees it with `mcpool_client_free`.

@@ -1578,3 +1578,44 @@ fn a_preset_beside_a_libmemcached_config_is_refused_in_either_order() {
             .unwrap_or_else(|e| panic!("{first:?} then {second:?}: {e}"));
     }
 }
+
+#[test]
+fn a_refused_setting_meant_to_secure_the_traffic_names_the_option_it_meant() {
+    // the option itself, a misspelt name of its family, a libmemcached string asking for
+    // TLS or SASL (tester finding retest46 2); nothing for other names
+    for (name, value, meant) in [
+        ("tls_ca_file", "", Some("tls_ca_file")),
+        ("TLS-CAFILE", "", Some("tls_ca_file")),
+        ("sasl_user", "", Some("sasl_username")),
+        ("username", "", Some("sasl_username")),
+        ("sasl", "", Some("sasl_password")),
+        ("ssl", "", Some("tls")),
+        ("tlsfoo_bar_baz_qux", "", Some("tls")),
+        (
+            "libmemcached_config",
+            "--SASL=bob:pw",
+            Some("libmemcached_config"),
+        ),
+        (
+            "libmemcached_config",
+            "--SERVER=h:1 --TLS",
+            Some("libmemcached_config"),
+        ),
+        (
+            "libmemcached_config",
+            "--SSL-CA=/ca.pem",
+            Some("libmemcached_config"),
+        ),
+        ("libmemcached_config", "--SEVRER=h:1", None),
+        ("io_timout", "", None),
+        ("servers", "", None),
+        ("user", "", None),
+    ] {
+        assert_eq!(
+            options::secured_by(name, value.as_bytes()),
+            meant,
+            "{name} {value}"
+        );
+    }
+    assert!(options::means_security("SSL-CA") && !options::means_security("io_timeout"));
+}

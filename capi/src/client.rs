@@ -37,7 +37,11 @@ pub struct mcpool_client {
 /// client: the status of that refusal (`MCPOOL_UNSUPPORTED` for TLS in a build without it,
 /// `MCPOOL_CONFIG` for a bad value), the last error naming the option and why, so that a
 /// refusal left unchecked cannot give a client that speaks plain text or logs in as no one.
-/// Setting that option again with a value that is taken (or its default) lifts it.
+/// So does a refused name meant for one (`mcpool_option_means_security`: `tls_cafile`,
+/// `ssl_ca`, `sasl_user`, `password`, a name not UTF-8 of that family; noted as the option
+/// it means, the closest by name) and a refused `libmemcached_config` string asking for TLS
+/// or SASL (`--SASL=...`, `--TLS`, `--SSL-CA=...`: libmemcached's strings have no such
+/// words). Setting that option again with a value that is taken (or its default) lifts it.
 ///
 /// Ownership: `config` stays the caller's (free it whenever convenient, the client keeps a
 /// copy); the caller owns `*out` and frees it with `mcpool_client_free`.

@@ -30,10 +30,13 @@ pub struct mcpool_config {
     pub(crate) refused: Vec<(&'static str, Failure)>,
 }
 
-/// Runs `set`, the whole of a setter of option `name` (reading its arguments included), and
-/// notes in `config` how it ended when the option secures the traffic: a refusal is kept
-/// (replacing an earlier one of that option), a success forgets that option's. Returns what
-/// `set` returned.
+/// Runs `set`, the whole of a setter of option `name` to `value` (reading its arguments
+/// included), and notes in `config` how it ended when the setting was meant to secure the
+/// traffic (the core's `options::secured_by`: a `tls`/`tls_*`/`sasl_*` option, a misspelt
+/// name of that family such as `tls_cafile`, recorded under the option it means, or a
+/// `libmemcached_config` string that asks for TLS or SASL): a refusal is kept (replacing an
+/// earlier one of that option), an accepted setting of an option forgets that option's.
+/// Returns what `set` returned.
 ///
 /// # Safety
 /// `config` is NULL or a live `mcpool_config` that no other thread is using while `set`
@@ -41,19 +44,24 @@ pub struct mcpool_config {
 pub(crate) unsafe fn noting(
     config: *mut mcpool_config,
     name: &str,
+    value: &[u8],
     set: impl FnOnce() -> Outcome,
 ) -> Outcome {
     let r = set();
-    let Some(row) = options::option(name).filter(|o| o.secures_traffic()) else {
+    let option = match &r {
+        Ok(_) => options::option(name).map(|o| o.name),
+        Err(_) => options::secured_by(name, value),
+    };
+    let Some(option) = option else {
         return r;
     };
     // SAFETY: forwarded from the caller's promise (NULL is answered as `None`).
     let Ok(cfg) = (unsafe { ptr::handle_mut(config, "config") }) else {
         return r;
     };
-    cfg.refused.retain(|(n, _)| *n != row.name);
+    cfg.refused.retain(|(n, _)| *n != option);
     if let Err(f) = &r {
-        cfg.refused.push((row.name, f.clone()));
+        cfg.refused.push((option, f.clone()));
     }
     r
 }
@@ -105,7 +113,7 @@ unsafe fn set_typed(
     value: options::Value<'_>,
 ) -> mcpool_status {
     // SAFETY: forwarded from the caller's promise.
-    landingpad(|| unsafe { noting(config, name, || set_option(config, name, value)) })
+    landingpad(|| unsafe { noting(config, name, &[], || set_option(config, name, value)) })
 }
 
 /// [`set_typed`] inside the caller's landing pad.
@@ -382,13 +390,18 @@ fn bad_value(f: Failure, len: usize) -> Failure {
     }
 }
 
-/// The text of an option value given by pointer and length: NULL is the caller's bad
+/// The text of an option value given by pointer and length: NULL with length 0 is the empty
+/// text, as `mcpool_config_set` reads it (retest46 3: these setters refused it, and a TLS
+/// option so refused then blocked every build); NULL with a length is the caller's bad
 /// argument (`MCPOOL_INVALID_ARGUMENT`); too long or not UTF-8 a bad value (`bad_value`).
 ///
 /// # Safety
 /// A non-NULL `p` must be valid for reads of `len` bytes for `'a`.
 unsafe fn value_text<'a>(p: *const c_char, len: usize, what: &str) -> Result<&'a str, Failure> {
     if p.is_null() {
+        if len == 0 {
+            return Ok("");
+        }
         return Err(Failure::invalid(format!("{what} is NULL")));
     }
     // SAFETY: forwarded from the caller's promise.
@@ -551,8 +564,8 @@ pub unsafe extern "C" fn mcpool_config_set_sasl_plain(
     };
     // SAFETY: the caller promises `config` is NULL or live and unshared.
     landingpad(|| unsafe {
-        noting(config, "sasl_password", || {
-            noting(config, "sasl_username", set)
+        noting(config, "sasl_password", &[], || {
+            noting(config, "sasl_username", &[], set)
         })
     })
 }
@@ -891,7 +904,7 @@ pub unsafe extern "C" fn mcpool_config_set_tls_ca_file(
         unsafe { set_option(config, "tls_ca_file", options::Value::Text(path)) }
     };
     // SAFETY: as above.
-    landingpad(|| unsafe { noting(config, "tls_ca_file", set) })
+    landingpad(|| unsafe { noting(config, "tls_ca_file", &[], set) })
 }
 
 /// Speaks TLS and presents a client certificate: the PEM certificate chain at `chain_path`
@@ -921,8 +934,8 @@ pub unsafe extern "C" fn mcpool_config_set_tls_client_cert(
     };
     // SAFETY: as above.
     landingpad(|| unsafe {
-        noting(config, "tls_client_key", || {
-            noting(config, "tls_client_cert", set)
+        noting(config, "tls_client_key", &[], || {
+            noting(config, "tls_client_cert", &[], set)
         })
     })
 }
@@ -946,7 +959,7 @@ pub unsafe extern "C" fn mcpool_config_set_tls_server_name(
         unsafe { set_option(config, "tls_server_name", options::Value::Text(name)) }
     };
     // SAFETY: as above.
-    landingpad(|| unsafe { noting(config, "tls_server_name", set) })
+    landingpad(|| unsafe { noting(config, "tls_server_name", &[], set) })
 }
 
 /// Speaks TLS; with `skip` true, does not verify the servers' certificates at all (no CA

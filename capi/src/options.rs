@@ -59,16 +59,16 @@ pub unsafe extern "C" fn mcpool_config_set(
     value: *const c_char,
     value_len: usize,
 ) -> mcpool_status {
-    let (name, value) = (name.cast::<u8>(), value.cast::<u8>());
+    let (name_p, value_p) = (name.cast::<u8>(), value.cast::<u8>());
     landingpad(|| {
         if config.is_null() {
             return Err(Failure::invalid("config is NULL"));
         }
-        // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
-        let name = unsafe { text(name, name_len, "option name", "") }?;
         let set = || {
+            // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
+            let name = unsafe { text(name_p, name_len, "option name", "") }?;
             // SAFETY: the caller promises `value_len` readable bytes at a non-NULL `value`.
-            let value = unsafe { value_of(value, value_len, name) }?;
+            let value = unsafe { value_of(value_p, value_len, name) }?;
             // SAFETY: the caller promises `config` is live and unshared.
             unsafe {
                 update_builder(config, |b| {
@@ -77,8 +77,34 @@ pub unsafe extern "C" fn mcpool_config_set(
             }
         };
         // SAFETY: as above.
-        unsafe { super::config::noting(config, name, set) }
+        unsafe { noting_as_given(config, name_p, name_len, value_p, value_len, set) }
     })
+}
+
+/// [`super::config::noting`] for a setting by name: the name and value as the caller gave
+/// them, read leniently (bytes that are not UTF-8 replaced; NULL or over the limit: empty),
+/// so that a setting refused for its very bytes (`"tls_ca_file\xff"`) is noted too.
+///
+/// # Safety
+/// As `mcpool_config_set`: `config` is live and unshared; `name` and `value` are NULL or
+/// valid for their lengths.
+unsafe fn noting_as_given(
+    config: *mut mcpool_config,
+    name: *const u8,
+    name_len: usize,
+    value: *const u8,
+    value_len: usize,
+    set: impl FnOnce() -> super::landing::Outcome,
+) -> super::landing::Outcome {
+    let lenient = |p: *const u8, len: usize| -> &[u8] {
+        // SAFETY: the caller promises `len` readable bytes at a non-NULL `p`; NULL and
+        // lengths over the limit are refused by `bytes` before anything is read.
+        unsafe { ptr::bytes(p, len, MAX_OPTION_LEN, "", mcpool_status::MCPOOL_CONFIG) }
+            .unwrap_or(&[])
+    };
+    let name = String::from_utf8_lossy(lenient(name, name_len));
+    // SAFETY: forwarded from the caller's promise.
+    unsafe { super::config::noting(config, &name, lenient(value, value_len), set) }
 }
 
 /// `mcpool_config_set` as the caller's argument `given` (`given_len` bytes of UTF-8: the
@@ -104,15 +130,15 @@ pub unsafe extern "C" fn mcpool_config_set_as(
     value: *const c_char,
     value_len: usize,
 ) -> mcpool_status {
-    let (given, name, value) = (given.cast::<u8>(), name.cast::<u8>(), value.cast::<u8>());
+    let (given, name_p, value_p) = (given.cast::<u8>(), name.cast::<u8>(), value.cast::<u8>());
     landingpad(|| {
-        // SAFETY: the caller promises `given_len` readable bytes at a non-NULL `given`.
-        let given = unsafe { text(given, given_len, "argument name", "") }?;
-        // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
-        let name = unsafe { text(name, name_len, "option name", "") }?;
         let set = || {
+            // SAFETY: the caller promises `given_len` readable bytes at a non-NULL `given`.
+            let given = unsafe { text(given, given_len, "argument name", "") }?;
+            // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`.
+            let name = unsafe { text(name_p, name_len, "option name", "") }?;
             // SAFETY: the caller promises `value_len` readable bytes at a non-NULL `value`.
-            let value = unsafe { value_of(value, value_len, name) }?;
+            let value = unsafe { value_of(value_p, value_len, name) }?;
             // SAFETY: the caller promises `config` is live and unshared.
             let cfg = unsafe { ptr::handle_mut(config, "config") }?;
             let mut sources = cfg.given.clone();
@@ -124,7 +150,7 @@ pub unsafe extern "C" fn mcpool_config_set_as(
             Ok(mcpool_status::MCPOOL_OK)
         };
         // SAFETY: as above.
-        unsafe { super::config::noting(config, name, set) }
+        unsafe { noting_as_given(config, name_p, name_len, value_p, value_len, set) }
     })
 }
 
@@ -304,6 +330,41 @@ pub unsafe extern "C" fn mcpool_option_find(
         unsafe { ptr::write(out_index, i) };
         Ok(mcpool_status::MCPOOL_OK)
     })
+}
+
+/// True when `name` (`name_len` bytes; bytes that are not UTF-8 read as replaced) names or
+/// nearly names an option that secures the traffic, as the core decides it
+/// (`options::means_security`): any name beginning with `tls`, `ssl` or `sasl` (case
+/// ignored, `-` read as `_`: `tls_cafile`, `SSL-CA`), and pylibmc's `username` and
+/// `password`. A binding that only warns of an unknown name (Perl, as
+/// Cache::Memcached::Fast) refuses such a one instead: warned about, the client would talk
+/// plain text. False for a NULL `name` or one over 65536 bytes.
+///
+/// # Safety
+/// `name` is NULL or valid for `name_len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_option_means_security(
+    name: *const c_char,
+    name_len: usize,
+) -> bool {
+    let name = name.cast::<u8>();
+    let mut answer = false;
+    landingpad(|| {
+        // SAFETY: the caller promises `name_len` readable bytes at a non-NULL `name`; NULL
+        // and lengths over the limit are refused before anything is read.
+        let bytes = unsafe {
+            ptr::bytes(
+                name,
+                name_len,
+                MAX_OPTION_LEN,
+                "",
+                mcpool_status::MCPOOL_CONFIG,
+            )
+        };
+        answer = bytes.is_ok_and(|b| options::means_security(&String::from_utf8_lossy(b)));
+        Ok(mcpool_status::MCPOOL_OK)
+    });
+    answer
 }
 
 /// True when option `i` takes a duration (`250ms`, `1.5s`, or a bare number of

@@ -1247,6 +1247,61 @@ static void test_tls_config(void) {
     EXPECT(mcpool_client_new(cfg, &client), MCPOOL_CONFIG);
     CHECK(client == NULL);
     mcpool_config_free(cfg);
+    /* A refused setting meant to secure the traffic by another name (a misspelt TLS or SASL
+     * option, a name not UTF-8, a libmemcached_config string asking for TLS or SASL) builds
+     * no client either, and setting the option it meant lifts it (tester finding retest46
+     * 2: each built a plain-text client). A misspelt name of another option does not. */
+    static const struct {
+        const char *name, *value, *meant, *lift;
+    } typo[] = {
+        {"tls_cafile", "/etc/ssl/ca.pem", "tls_ca_file", ""},
+        {"SSL-CA", "/etc/ssl/ca.pem", "tls", "false"},
+        {"tls_ca_file\xff", "/etc/ssl/ca.pem", "tls_ca_file", ""},
+        {"sasl_user", "bob", "sasl_username", ""},
+        {"password", "hunter2", "sasl_password", ""},
+        {"libmemcached_config", "--SERVER=127.0.0.1:11211 --SASL=bob:hunter2", "libmemcached_config",
+         "--CONNECT-TIMEOUT=1000"},
+        {"libmemcached_config", "--TLS", "libmemcached_config", "--CONNECT-TIMEOUT=1000"},
+        {"libmemcached_config", "--SSL-CA=/ca.pem", "libmemcached_config", "--CONNECT-TIMEOUT=1000"},
+    };
+    for (size_t i = 0; i < sizeof typo / sizeof typo[0]; i++) {
+        char want[96];
+        snprintf(want, sizeof want, "%s was refused when it was set", typo[i].meant);
+        cfg = NULL;
+        client = NULL;
+        EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+        EXPECT(mcpool_config_add_server(cfg, server, strlen(server), 1), MCPOOL_OK);
+        CHECK(mcpool_config_set(cfg, typo[i].name, strlen(typo[i].name), typo[i].value,
+                                strlen(typo[i].value)) == MCPOOL_CONFIG);
+        CHECK(mcpool_client_new(cfg, &client) != MCPOOL_OK);
+        CHECK(client == NULL);
+        if (strstr(mcpool_last_error_message(), want) == NULL)
+            fprintf(stderr, "typo %zu: %s\n", i, mcpool_last_error_message());
+        CHECK(strstr(mcpool_last_error_message(), want) != NULL);
+        CHECK(strstr(mcpool_last_error_message(), "hunter2") == NULL); /* never the value */
+        EXPECT(mcpool_config_set(cfg, typo[i].meant, strlen(typo[i].meant), typo[i].lift,
+                                 strlen(typo[i].lift)), MCPOOL_OK);
+        if (strcmp(typo[i].meant, "sasl_password") == 0) /* both or neither */
+            EXPECT(mcpool_config_set(cfg, S("sasl_username"), S("")), MCPOOL_OK);
+        EXPECT(mcpool_client_new(cfg, &client), MCPOOL_OK);
+        mcpool_client_free(client);
+        mcpool_config_free(cfg);
+    }
+    cfg = NULL;
+    client = NULL;
+    EXPECT(mcpool_config_new(&cfg), MCPOOL_OK);
+    EXPECT(mcpool_config_add_server(cfg, server, strlen(server), 1), MCPOOL_OK);
+    EXPECT(mcpool_config_set(cfg, S("io_timout"), S("1s")), MCPOOL_CONFIG);
+    EXPECT(mcpool_config_set(cfg, S("libmemcached_config"), S("--SEVRER=x")), MCPOOL_CONFIG);
+    /* (NULL, 0) is the empty text on the typed setters too, as by name (retest46 3: refused,
+     * and then every build was) */
+    EXPECT(mcpool_config_set_tls_ca_file(cfg, NULL, 0), MCPOOL_OK);
+    EXPECT(mcpool_config_set_tls_server_name(cfg, NULL, 0), MCPOOL_OK);
+    EXPECT(mcpool_config_set_tls_client_cert(cfg, NULL, 0, NULL, 0), MCPOOL_OK);
+    EXPECT(mcpool_config_set_sasl_plain(cfg, NULL, 0, NULL, 0), MCPOOL_OK);
+    EXPECT(mcpool_client_new(cfg, &client), MCPOOL_OK);
+    mcpool_client_free(client);
+    mcpool_config_free(cfg);
 }
 
 static void test_batch(mcpool_client *c) {
@@ -2806,6 +2861,12 @@ static void test_options(void) {
     /* A secret (its value never shown): the SASL password, and no other option. */
     EXPECT(mcpool_option_find(S("SASL-Password"), &found), MCPOOL_OK);
     CHECK(mcpool_option_is_secret(found) && !mcpool_option_is_secret(io) && !mcpool_option_is_secret(n));
+    /* names that mean TLS or SASL, options or not: the core's one rule (Perl croaks on them) */
+    CHECK(mcpool_option_means_security(S("tls_cafile")) && mcpool_option_means_security(S("SSL-CA")));
+    CHECK(mcpool_option_means_security(S(" Sasl_User")) && mcpool_option_means_security(S("password")));
+    CHECK(mcpool_option_means_security(S("tls_ca_file")) && mcpool_option_means_security("tls\xff", 4));
+    CHECK(!mcpool_option_means_security(S("io_timeout")) && !mcpool_option_means_security(S("user")));
+    CHECK(!mcpool_option_means_security(NULL, 3) && !mcpool_option_means_security(NULL, 0));
     found = 7;
     EXPECT(mcpool_option_find(S("io_timout"), &found), MCPOOL_CONFIG);
     CHECK(found == 7 && strstr(mcpool_last_error_message(), "io_timeout") != NULL);

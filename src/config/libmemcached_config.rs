@@ -205,6 +205,19 @@ fn secret_word(word: &str) -> bool {
             .any(|w| upper.contains(w))
 }
 
+/// Whether the string asks for TLS or SASL, which libmemcached's strings have no words for:
+/// a word whose name begins with `TLS`, `SSL` or `SASL` (`--TLS`, `--SSL-CA=...`,
+/// `--SASL=user:pass`), or one that may carry a credential ([`secret_word`]). Such a string
+/// is refused, and a client built without it would not secure its traffic as asked
+/// (`options::secured_by`).
+pub(crate) fn asks_security(text: &str) -> bool {
+    text.split_whitespace().any(|w| {
+        let body = w.trim_start_matches('-');
+        let name = word_name(body.split(['=', ':']).next().unwrap_or(""));
+        ["TLS", "SSL", "SASL"].iter().any(|p| name.starts_with(p)) || secret_word(w)
+    })
+}
+
 fn bad(given: &str, why: &str) -> Error {
     // a `--SERVER=user:password@host` word: its userinfo hidden
     let given = crate::address::shown(given);
