@@ -609,3 +609,66 @@ fn a_value_read_before_a_multi_get_failed_is_counted_as_the_caller_got_it() {
     let rec = take(&log);
     assert_eq!((rec.len(), rec[0].hits), (1, 0), "{rec:?}");
 }
+
+/// `incr_or_init` creating a counter is never recorded as having found it: on text it is
+/// two exchanges (an `incr` that missed, the `add` that created it); on meta and binary one,
+/// whose reply does not say whether the counter existed: `ok`, hits 0 (tester finding
+/// observability 2: recorded `hit` there).
+#[test]
+fn incr_or_init_records_say_no_more_than_the_server_did() {
+    let mc = Memcached::start(&[]);
+    for protocol in [Protocol::Text, Protocol::Meta, Protocol::Binary] {
+        let (c, log) = traced(quick(&[mc.addr()]).protocol(protocol));
+        let k = unique("ctr-init");
+        assert_eq!(c.incr_or_init(&k, 5, 10, 0).unwrap(), 10);
+        let created: Vec<(Op, OpOutcome, usize)> = take(&log)
+            .iter()
+            .map(|r| (r.op, r.outcome, r.hits))
+            .collect();
+        assert_eq!(c.decr_or_init(&k, 3, 10, 0).unwrap(), 7);
+        let counted: Vec<(Op, OpOutcome, usize)> = take(&log)
+            .iter()
+            .map(|r| (r.op, r.outcome, r.hits))
+            .collect();
+        if protocol == Protocol::Text {
+            let want = vec![
+                (Op::Incr, OpOutcome::Miss, 0),
+                (Op::Add, OpOutcome::Stored, 1),
+            ];
+            assert_eq!(created, want);
+            assert_eq!(counted, vec![(Op::Decr, OpOutcome::Hit, 1)]);
+        } else {
+            assert_eq!(created, vec![(Op::Incr, OpOutcome::Ok, 0)], "{protocol:?}");
+            assert_eq!(counted, vec![(Op::Decr, OpOutcome::Ok, 0)], "{protocol:?}");
+        }
+        // a plain incr still says what it found
+        assert_eq!(c.incr(&k, 1).unwrap(), Some(8));
+        assert!(c.incr(format!("{k}-none"), 1).unwrap().is_none());
+        let plain: Vec<(OpOutcome, usize)> =
+            take(&log).iter().map(|r| (r.outcome, r.hits)).collect();
+        assert_eq!(
+            plain,
+            vec![(OpOutcome::Hit, 1), (OpOutcome::Miss, 0)],
+            "{protocol:?}"
+        );
+    }
+}
+
+/// A `set_multi_noreply` on text gets no answer from memcached: its record is `ok` with no
+/// hits, not "every item stored" (tester finding observability 4: hits counted every item
+/// sent, though memcached had refused some as too large).
+#[test]
+fn a_noreply_batch_on_text_claims_nothing_stored() {
+    let mc = Memcached::start(&[]);
+    let (c, log) = traced(quick(&[mc.addr()]));
+    let k = unique("noreply-rec");
+    let items = [(format!("{k}-a"), &b"v"[..]), (format!("{k}-b"), &b"w"[..])];
+    c.set_multi_noreply(&items, 0).unwrap();
+    let recs = take(&log);
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    assert_eq!(
+        (recs[0].op, recs[0].keys, recs[0].hits, recs[0].outcome),
+        (Op::SetMultiNoreply, 2, 0, OpOutcome::Ok)
+    );
+    assert_eq!(c.get(format!("{k}-b")).unwrap().as_deref(), Some(&b"w"[..]));
+}

@@ -897,15 +897,13 @@ impl Client {
             },
             |o| o.counter(),
             missed,
-            |n| {
-                (
-                    if n.is_some() {
-                        OpOutcome::Hit
-                    } else {
-                        OpOutcome::Miss
-                    },
-                    usize::from(n.is_some()),
-                )
+            // With `init` (incr_or_init on meta and binary) the server counts on the counter
+            // or creates it, and its reply does not say which: `ok`, never `hit` (tester
+            // finding observability 2: a counter created was recorded as found).
+            move |n| match (n, init) {
+                (Some(_), Some(_)) => (OpOutcome::Ok, 0),
+                (Some(_), None) => (OpOutcome::Hit, 1),
+                (None, _) => (OpOutcome::Miss, 0),
             },
         )
     }
