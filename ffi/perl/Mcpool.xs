@@ -126,6 +126,44 @@ mcp_error_reworded(pTHX_ SV *msg)
     mcpool_last_error_restore_outcome_unknown(outcome_unknown);
 }
 
+/* The per-item answers of the last batch call (last_item_error, last_item_outcome_unknown).
+ * The core keeps them per thread and replaces them with each batch call, also one an
+ * on_operation or on_server_event callback makes after the method returned; the core has no
+ * way to put them back. So the callbacks' wrapper (Mcpool::Hooked) takes them into Perl
+ * storage before the callbacks run (_items_save) and puts that copy in force after
+ * (_items_put_back): $Mcpool::_items_saved, undef while the core's list answers, else a
+ * reference to an array whose element i is [message, outcome unknown] for a failed item i
+ * (nothing for the others). Every batch call this file makes drops that copy
+ * (mcp_items_replaced) and notes its item count ($Mcpool::_items_count: how far
+ * _items_save reads the core's list). Both are per interpreter, so per thread; CLONE
+ * (lib/Mcpool.pm) empties them in a new thread, whose core list is empty (tester finding
+ * retest46 1: after an outer set_multi, the items answered for the callback's set_multi). */
+#define MCP_ITEMS_SAVED "Mcpool::_items_saved"
+#define MCP_ITEMS_COUNT "Mcpool::_items_count"
+
+static void
+mcp_items_replaced(pTHX_ size_t n)
+{
+    SV *saved = get_sv(MCP_ITEMS_SAVED, 0);
+    if (saved && SvOK(saved))
+        sv_setsv(saved, &PL_sv_undef);
+    sv_setuv(get_sv(MCP_ITEMS_COUNT, GV_ADD), (UV)n);
+}
+
+/* Item `index` of the copy in force, as [message, outcome unknown] (NULL: it did not fail);
+ * *in_force false when there is none (the core's list answers). */
+static AV *
+mcp_saved_item(pTHX_ UV index, int *in_force)
+{
+    SV *saved = get_sv(MCP_ITEMS_SAVED, 0);
+    SV **p;
+    *in_force = saved && SvROK(saved) && SvTYPE(SvRV(saved)) == SVt_PVAV;
+    if (!*in_force || index > (UV)SSize_t_MAX)
+        return NULL;
+    p = av_fetch((AV *)SvRV(saved), (SSize_t)index, 0);
+    return p && SvROK(*p) && SvTYPE(SvRV(*p)) == SVt_PVAV ? (AV *)SvRV(*p) : NULL;
+}
+
 /* For a method that cannot fail whose refusal the core words (setting the last error as it
  * does): the last error saved before the core was asked (mcp_error_before), put back by
  * the croak (the message is made first, so it may quote the core's). */
@@ -227,8 +265,9 @@ mcp_event_callback(void *userdata, const mcpool_event *event)
 
 /* Per-operation records (on_operation, docs/tracing.md). As for events, the core calls its
  * callback inside the mcpool call, where no Perl code may run: it only queues the record
- * here, and lib/Mcpool.pm hands the queued ones (_op_records) to the Perl callback once the
- * method returns. At most MCP_OPS are kept between two methods; more are dropped, counted. */
+ * here, with the instant its exchange ended, and lib/Mcpool.pm hands the queued ones
+ * (_op_records) to the Perl callback once the method returns, each with its ended_ago
+ * measured then. At most MCP_OPS are kept between two methods; more are dropped, counted. */
 #define MCP_OPS 256
 #define MCP_OP_TEXT 160
 
@@ -239,7 +278,8 @@ typedef struct {
     char server[MCP_EVENT_LABEL];
     char error[MCP_OP_TEXT];
     uint64_t duration_ns, sent, received;
-    uint64_t ended_ns; /* CLOCK_MONOTONIC when the exchange ended (ended_ago: at delivery) */
+    uint64_t ended_ns; /* CLOCK_MONOTONIC when the exchange ended (ended_ago: when the record
+                        * is handed to the sub, _seconds_since) */
     int outcome, cls;
 } mcp_op_t;
 
@@ -252,6 +292,16 @@ mcp_mono_ns(void)
         return 0;
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+/* A CLOCK_MONOTONIC instant in nanoseconds as a Perl scalar and back: an integer where Perl's
+ * integers have 64 bits, else a number (exact to the nanosecond for 104 days of uptime). */
+#if IVSIZE >= 8
+#define MCP_INSTANT_SV(ns) newSVuv((UV)(ns))
+#define MCP_INSTANT_OF(sv) ((uint64_t)SvUV(sv))
+#else
+#define MCP_INSTANT_SV(ns) newSVnv((NV)(ns))
+#define MCP_INSTANT_OF(sv) ((uint64_t)SvNV(sv))
+#endif
 
 struct mcp_ops {
     pthread_mutex_t lock;
@@ -2650,6 +2700,7 @@ get_multi(m, ...)
                     lens[i] = l;
                 }
             }
+            mcp_items_replaced(aTHX_ n);
             MCP_CORE(rc = touch ? mcpool_client_gat_multi_into(m->client, exptime, keys, lens, n,
                                                                with_cas != 0, mcp_alloc_multi, &mm, st)
                                 : mcpool_client_get_multi_into(m->client, keys, lens, n, with_cas != 0,
@@ -2833,6 +2884,7 @@ set_multi(m, ...)
         if (n) {
             for (i = 0; i < n; i++)
                 st[i] = MCPOOL_UNKNOWN_ERROR;
+            mcp_items_replaced(aTHX_ n);
             if (bytes_only)
                 MCP_CORE(rc = mcpool_client_store_multi(m->client, ops[ix], keys, lens, vals, vlens,
                                                         NULL, NULL, NULL, n, NULL, st));
@@ -2965,6 +3017,7 @@ set_multi_noreply(m, ...)
             }
             for (i = 0; i < n; i++)
                 checked[i] = MCPOOL_OK;
+            mcp_items_replaced(aTHX_ n);
             MCP_CORE(refusal = mcpool_client_store_expiry_checked_multi(
                          m->client, "set_multi_noreply", MCPOOL_STORE_SET, keys, lens, n,
                          checked_secs, &ttl, checked));
@@ -3042,6 +3095,7 @@ delete_multi(m, ...)
         if (n) {
             for (i = 0; i < n; i++)
                 st[i] = MCPOOL_UNKNOWN_ERROR;
+            mcp_items_replaced(aTHX_ n);
             MCP_CORE(rc = mcpool_client_delete_multi(m->client, keys, lens, n, st));
             if (rc != MCPOOL_OK)
                 for (i = 0; i < n; i++)
@@ -3219,6 +3273,7 @@ _touch_multi(m, ...)
             sent = j;
         }
         if (sent) {
+            mcp_items_replaced(aTHX_ sent);
             MCP_CORE(rc = ix == 0 ? mcpool_client_touch_multi(m->client, keys, lens, ttls, sent, st)
                                   : mcpool_client_arith_multi(m->client, ix == 1, keys, lens, nums, sent,
                                                               vals, st));
@@ -3752,6 +3807,28 @@ _option_refusal(name)
         RETVAL
 
 bool
+_option_means_security(name)
+        SV *name
+    PREINIT:
+        STRLEN len;
+        const char *p;
+        SV *copy;
+    CODE:
+        /* whether an unknown name means an option that secures the traffic (tls..., ssl...,
+           sasl..., username, password): the core's one rule (mcpool_option_means_security),
+           for the name as the characters Perl holds, as mcp_option_find reads it (a byte
+           string is Latin-1: "\x{a0}sasl_pw" is sasl_pw after a no-break space, whether or
+           not it was utf8::upgrade'd) */
+        p = SvPV(name, len);
+        if (!SvUTF8(name)) {
+            copy = sv_2mortal(newSVpvn(p, len));
+            p = SvPVutf8(copy, len);
+        }
+        RETVAL = mcpool_option_means_security(p, (size_t)len);
+    OUTPUT:
+        RETVAL
+
+bool
 _option_is_duration(name)
         SV *name
     PREINIT:
@@ -3935,11 +4012,15 @@ _op_records(m)
         size_t n = 0, i;
         uint64_t dropped = 0;
     PPCODE:
-        /* the queued records, oldest first, and the queue emptied: hashes { op, keys, hits,
-         * server (undef: none), protocol, duration (seconds), duration_ns, outcome,
-         * error_class and error (undef unless it failed), bytes_sent, bytes_received,
-         * ended_ago (seconds since the exchange ended) };
-         * a last { op => 'dropped', count } when some did not fit */
+        /* the queued records, oldest first, and the queue emptied, each followed by the
+         * CLOCK_MONOTONIC instant its exchange ended (MCP_INSTANT_SV): hashes { op, keys,
+         * hits, server (undef: none), protocol, duration (seconds), duration_ns, outcome,
+         * error_class and error (undef unless it failed), bytes_sent, bytes_received }, to
+         * which lib/Mcpool.pm adds ended_ago (_seconds_since that instant) right before it
+         * hands each one to the sub, so that a slow sub does not move the next records' end
+         * (tester finding observability 1: ended_ago was taken here, when the method
+         * returned, and record i was shifted by the run time of the subs before it);
+         * a last { op => 'dropped', count }, followed by undef, when some did not fit */
         q = m->ops;
         if (q && pthread_mutex_lock(&q->lock) == 0) {
             n = q->count;
@@ -3969,12 +4050,8 @@ _op_records(m)
             (void)hv_stores(e, "error", o->error[0] ? newSVpv(o->error, 0) : newSV(0));
             (void)hv_stores(e, "bytes_sent", newSVuv((UV)o->sent));
             (void)hv_stores(e, "bytes_received", newSVuv((UV)o->received));
-            {
-                uint64_t now = mcp_mono_ns();
-                (void)hv_stores(e, "ended_ago",
-                                newSVnv(now > o->ended_ns ? (NV)(now - o->ended_ns) / 1e9 : 0.0));
-            }
             mXPUSHs(newRV_noinc((SV *)e));
+            mXPUSHs(MCP_INSTANT_SV(o->ended_ns));
         }
         Safefree(got);
         if (dropped) {
@@ -3982,7 +4059,22 @@ _op_records(m)
             (void)hv_stores(d, "op", newSVpvs("dropped"));
             (void)hv_stores(d, "count", newSVuv((UV)dropped));
             mXPUSHs(newRV_noinc((SV *)d));
+            XPUSHs(&PL_sv_undef);
         }
+
+NV
+_seconds_since(instant)
+        SV *instant
+    PREINIT:
+        uint64_t then, now;
+    CODE:
+        /* seconds from a CLOCK_MONOTONIC instant of _op_records's (MCP_INSTANT_SV) to now:
+         * a record's ended_ago, taken as the record is handed to the sub */
+        then = MCP_INSTANT_OF(instant);
+        now = mcp_mono_ns();
+        RETVAL = now > then ? (NV)(now - then) / 1e9 : 0.0;
+    OUTPUT:
+        RETVAL
 
 void
 get_lease(m, key, vivify_ttl = NULL, recache_below = NULL)
@@ -4213,9 +4305,18 @@ last_error_outcome_unknown(...)
 bool
 last_item_outcome_unknown(index)
         UV index
+    PREINIT:
+        AV *item;
+        int in_force;
+        SV **p;
     CODE:
-        /* the core's answer for item `index` of the last batch call */
-        RETVAL = mcpool_last_item_outcome_unknown((size_t)index);
+        /* the core's answer for item `index` of the last batch call, or the copy put back
+         * after callbacks (mcp_saved_item) */
+        item = mcp_saved_item(aTHX_ index, &in_force);
+        if (in_force)
+            RETVAL = item && (p = av_fetch(item, 1, 0)) != NULL && SvTRUE(*p);
+        else
+            RETVAL = mcpool_last_item_outcome_unknown((size_t)index);
     OUTPUT:
         RETVAL
 
@@ -4225,14 +4326,67 @@ last_item_error(index)
     PREINIT:
         size_t ml = 0;
         const char *m;
+        AV *item;
+        int in_force;
+        SV **p;
     CODE:
         /* item `index`'s own message after a batch call (set_multi, delete_multi, ...): the
          * thread's last_error holds only the first failure's (tester finding partial 2: CHI
-         * logged every failed key with the first one's key, server and cause) */
-        m = mcpool_last_item_error_message((size_t)index, &ml);
-        RETVAL = m && ml ? newSVpvn(m, ml) : newSV(0);
+         * logged every failed key with the first one's key, server and cause); the copy put
+         * back after callbacks when there is one (mcp_saved_item) */
+        item = mcp_saved_item(aTHX_ index, &in_force);
+        if (in_force) {
+            p = item ? av_fetch(item, 0, 0) : NULL;
+            RETVAL = p && SvPOK(*p) && SvCUR(*p) ? newSVsv(*p) : newSV(0);
+        } else {
+            m = mcpool_last_item_error_message((size_t)index, &ml);
+            RETVAL = m && ml ? newSVpvn(m, ml) : newSV(0);
+        }
     OUTPUT:
         RETVAL
+
+SV *
+_items_save()
+    PREINIT:
+        SV *saved, *count;
+        AV *av;
+        size_t n, i, ml;
+        const char *msg;
+        bool ou;
+    CODE:
+        /* the per-item answers in force (last_item_error, last_item_outcome_unknown), taken
+         * before the callbacks run, for _items_put_back after them: the copy in force, or the
+         * core's list read into one (mcp_items_replaced says why) */
+        saved = get_sv(MCP_ITEMS_SAVED, 0);
+        if (saved && SvROK(saved)) {
+            RETVAL = newSVsv(saved);
+        } else {
+            count = get_sv(MCP_ITEMS_COUNT, 0);
+            n = count && SvOK(count) ? (size_t)SvUV(count) : 0;
+            av = newAV();
+            RETVAL = newRV_noinc((SV *)av);
+            for (i = 0; i < n; i++) {
+                AV *one;
+                ml = 0;
+                msg = mcpool_last_item_error_message(i, &ml);
+                ou = mcpool_last_item_outcome_unknown(i);
+                if (!(msg && ml) && !ou)
+                    continue;
+                one = newAV();
+                av_push(one, newSVpvn(msg ? msg : "", msg ? ml : 0));
+                av_push(one, newSViv(ou ? 1 : 0));
+                (void)av_store(av, (SSize_t)i, newRV_noinc((SV *)one));
+            }
+        }
+    OUTPUT:
+        RETVAL
+
+void
+_items_put_back(saved)
+        SV *saved
+    CODE:
+        /* what _items_save took, in force until the next batch call (mcp_items_replaced) */
+        sv_setsv(get_sv(MCP_ITEMS_SAVED, GV_ADD), saved);
 
 void
 _clear_last_error()

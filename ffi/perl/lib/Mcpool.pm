@@ -424,8 +424,11 @@ sub new {
     # croaks, check_args or not, in the core's words (its suggestion of the name): warned
     # about, the client talked plain text or without SASL (tester finding secure 2).
     # Cache::Memcached::Fast has no such names, so no code of its relies on their passing.
+    # Which names those are is the core's rule (mcpool_option_means_security), as in every
+    # binding: any name beginning with tls, ssl or sasl, and username or password (space
+    # around them, case and - for _ aside).
     for my $name (@unknown) {
-        next unless $name =~ /\A\s*(?:tls|ssl|sasl)/ui || $name =~ /\A\s*(?:username|password)\s*\z/ui;
+        next unless _option_means_security($name);
         _croak('Mcpool->new: ' . (_option_refusal($name) // "unknown option \"$name\""));
     }
     unless (lc($conf->{check_args} // '') eq 'skip') {
@@ -516,6 +519,17 @@ sub _dispatch_events {
         local $@;
         _callback_died('on_server_event') unless eval { $cb->($ev, $self); 1 };
     }
+    return;
+}
+
+# The copy of the per-item answers (last_item_error, last_item_outcome_unknown) that the
+# callbacks' wrapper puts back after them (Mcpool.xs, mcp_items_replaced), and the item count
+# of the last batch call: per interpreter, so per thread; a new thread's core list is empty,
+# and so is its copy (CLONE runs in the new thread).
+our ($_items_saved, $_items_count);
+sub CLONE {
+    undef $_items_saved;
+    $_items_count = 0;
     return;
 }
 
@@ -611,14 +625,21 @@ sub _deliver_ops {
     my $cb = $st->{on_operation} or return;
     return if $st->{in_op_callback};
     local $st->{in_op_callback} = 1;
+    # (record, the instant its exchange ended) pairs: ended_ago is measured as each record is
+    # handed to the sub, so that it holds for "now" in the sub whatever the subs before it
+    # took (tester finding observability 1: measured when the method returned, record i was
+    # shifted by the run time of the subs for records 0 .. i-1).
     my @recs = $self->_op_records;
-    for my $rec (@recs) {
+    my $any  = @recs;
+    while (@recs) {
+        my ($rec, $ended) = splice @recs, 0, 2;
+        $rec->{ended_ago} = _seconds_since($ended) if defined $ended;
         local $@;
         next if eval { $cb->($rec, $self); 1 };
         $st->{on_operation_errors}++;
         _callback_died('on_operation');
     }
-    $self->_op_records if @recs;    # what the callback's own calls queued
+    $self->_op_records if $any;    # what the callback's own calls queued
     return;
 }
 
@@ -653,10 +674,14 @@ sub class_for { Mcpool::_mixed_in(__PACKAGE__, $_[0]) }
             my $err = $@;
             # The callbacks may use the client: what the method left in last_error is put
             # back after them, with whether its outcome is unknown (the rule: last_error is
-            # the user's call's failure or nothing).
+            # the user's call's failure or nothing), and so are the per-item answers
+            # (last_item_error, last_item_outcome_unknown), which a batch call of the
+            # callbacks' replaced (tester finding retest46 1).
             my ($last, $unknown) = (Mcpool::last_error(), Mcpool::last_error_outcome_unknown());
+            my $items = Mcpool::_items_save();
             $self->_deliver_ops;
             $self->_dispatch_events;
+            Mcpool::_items_put_back($items);
             Mcpool::_restore_last_error($last, $unknown)
                 if Mcpool::last_error() ne $last || Mcpool::last_error_outcome_unknown() != $unknown;
             die $err unless $ok;
@@ -707,8 +732,8 @@ sub _fail {
     );
     my %skip = map { $_ => 1 } qw(new import can isa VERSION last_error
         last_error_outcome_unknown option_names option_doc library_version tls_supported
-        expiry_from_now class_for CLONE_SKIP namespace enable_compress disconnect_all close
-        set_servers);
+        expiry_from_now class_for CLONE_SKIP CLONE namespace enable_compress disconnect_all
+        close set_servers);
     for my $name (sort keys %Mcpool::) {
         next if $name =~ /[^A-Za-z_]/ || $skip{$name} || !defined &{"Mcpool::$name"};
         next if $name =~ /^_/ && !$quiet{$name};
@@ -1410,10 +1435,15 @@ multi-key call: once per server; and once for keys refused before any server was
 bad key or value, with server undef) with a hash reference C<{ op, keys, hits, server (undef:
 none), protocol, duration (seconds), duration_ns, outcome (hit, miss, stored, not_stored, ok,
 error, failed_open), error_class, error (undef unless it failed), bytes_sent, bytes_received,
-ended_ago (seconds since the exchange ended: it ran from C<now - ended_ago - duration> to
-C<now - ended_ago>) }>. The core queues the records during the call; the sub gets them when the method returns,
-in order (the object is then an C<Mcpool::Hooked>, a subclass of C<Mcpool>). A sub that dies
-is warned about and counted in C<< $memd->_state->{on_operation_errors} >>, never
+ended_ago (seconds since the exchange ended, C<now> being when the sub is called for this
+record: it ran from C<now - ended_ago - duration> to C<now - ended_ago>, on the monotonic
+clock) }>. The core queues the records during the call; the sub gets them when the method
+returns, in order, each record's C<ended_ago> measured right before the sub is called with it
+(a slow sub does not move the next records' exchanges), and the object is then an
+C<Mcpool::Hooked>, a subclass of C<Mcpool>. What the method left in C<last_error>,
+C<last_error_outcome_unknown>, C<last_item_error> and C<last_item_outcome_unknown> is put
+back after the subs (C<on_operation> and C<on_server_event>), whatever calls they made. A sub
+that dies is warned about and counted in C<< $memd->_state->{on_operation_errors} >>, never
 propagated; more than 256 records in one method are dropped and reported as one
 C<< { op => 'dropped', count => N } >>.
 
@@ -1804,10 +1834,11 @@ mcpool extension: after a C<_multi> call that stores, deletes or touches (C<set_
 C<add_multi>, C<delete_multi>, ...), the message of item C<$index> (0-based, in the order
 given) when that item failed, else C<undef>: C<last_error> holds only the first failed
 item's message. Called as C<Mcpool::last_item_error($i)>; per thread, replaced by the next
-batch call. An item this binding refused before anything was sent (a bad expiration time or
-CAS unique) goes to the core as a value the core refuses for it alone (a CAS of 0, an
-expiration time of 4294967295), and its C<last_item_error> is the core's message about that
-value; C<last_error> names the first such refusal as the caller gave it (tester finding
+batch call (not by one an C<on_operation> or C<on_server_event> sub makes: after a method
+returns, the answers are its own). An item this binding refused before anything was sent (a
+bad expiration time or CAS unique) goes to the core as a value the core refuses for it alone
+(a CAS of 0, an expiration time of 4294967295), and its C<last_item_error> is the core's
+message about that value; C<last_error> names the first such refusal as the caller gave it (tester finding
 retest24 3), followed by what the batch did about its key (a C<set_multi> item refused for
 its time has its key deleted by the batch: C<...; nothing was stored and the key was
 deleted, ...>).

@@ -62,6 +62,25 @@ like($@, qr/unknown option "tls_cafile" \(did you mean tls_ca_file/, '... in the
     is(Mcpool::last_error(), '', '... last_error empty');
 }
 
+# which names those are is the core's rule (mcpool_option_means_security), asked for the name
+# as Perl holds its characters: a byte string and its utf8::upgrade'd copy alike
+{
+    my %means = (
+        tls_cafile => 1, 'SSL-CA' => 1, sasl_user => 1, password => 1, ' Username ' => 1,
+        TLS => 1, "\x{a0}sasl_pw" => 1, "sasl_\x{e9}" => 1, "\x{3000}tls_x" => 1,
+        bogus => 0, pass_word => 0, user_name => 0, xtls => 0, '' => 0, 'pass word' => 0,
+    );
+    for my $name (sort keys %means) {
+        my $shown = $name =~ s/([^[:print:]]|[^\x00-\x7f])/sprintf '\\x{%x}', ord $1/ger;
+        my $up = $name;
+        utf8::upgrade($up);
+        is(Mcpool::_option_means_security($name) ? 1 : 0, $means{$name}, "'$shown': the core's answer $means{$name}");
+        is(Mcpool::_option_means_security($up) ? 1 : 0, $means{$name}, "... upgraded, the same");
+    }
+    ok(!eval { Mcpool->new({ servers => [$srv], "\x{3000}tls_x" => 1 }) }, 'a name after an ideographic space: croaks');
+    like($@, qr/^Mcpool->new: unknown option /, '... as an unknown security option');
+}
+
 # the POD says so, next to the unknown-arguments rule
 {
     my $pm = do { local (@ARGV, $/) = $INC{'Mcpool.pm'}; <> };
