@@ -150,6 +150,38 @@ mcp_items_replaced(pTHX_ size_t n)
     sv_setuv(get_sv(MCP_ITEMS_COUNT, GV_ADD), (UV)n);
 }
 
+/* After a batch call that left out the items with bad[i] set (refused here before the call,
+ * each with its own message whys[i]): the core's list numbers only the items sent, so the
+ * per-item answers in the caller's order (the core's item j for the j-th item sent) are put
+ * in force as the copy mcp_saved_item reads, so that last_item_error($i) and
+ * last_item_outcome_unknown($i) are item i's (incr_multi: after a refused delta they
+ * answered for the item after it). */
+static void
+mcp_items_spread(pTHX_ const char *bad, SV *const *whys, size_t n)
+{
+    AV *av = newAV();
+    size_t i, j = 0;
+    for (i = 0; i < n; i++) {
+        const char *msg = NULL;
+        size_t ml = 0;
+        bool ou = false;
+        AV *one;
+        if (!bad[i]) {
+            msg = mcpool_last_item_error_message(j, &ml);
+            ou = mcpool_last_item_outcome_unknown(j);
+            j++;
+            if (!(msg && ml) && !ou)
+                continue;
+        }
+        one = newAV();
+        av_push(one, bad[i] ? newSVsv(whys[i]) : newSVpvn(msg ? msg : "", msg ? ml : 0));
+        av_push(one, newSViv(ou ? 1 : 0));
+        (void)av_store(av, (SSize_t)i, newRV_noinc((SV *)one));
+    }
+    sv_setsv(get_sv(MCP_ITEMS_SAVED, GV_ADD), sv_2mortal(newRV_noinc((SV *)av)));
+    sv_setuv(get_sv(MCP_ITEMS_COUNT, GV_ADD), (UV)n);
+}
+
 /* Item `index` of the copy in force, as [message, outcome unknown] (NULL: it did not fail);
  * *in_force false when there is none (the core's list answers). */
 static AV *
@@ -3210,6 +3242,7 @@ _touch_multi(m, ...)
         SV *refused = NULL; /* the first refused time's or delta's message */
         size_t refused_at = 0, sent;
         char *bad = NULL; /* incr/decr: 1 for an item whose delta was refused (mcp_delta) */
+        SV **whys = NULL; /* and its message */
     PPCODE:
         /* Items: [$key, $expiration_time] (touch), $key or [$key, $delta] (incr, decr). One
          * pipelined call; one result per item, as the single command answers (lib/Mcpool.pm
@@ -3252,8 +3285,10 @@ _touch_multi(m, ...)
                     if (!bad) {
                         bad = (char *)SvPVX(sv_2mortal(newSV(n)));
                         Zero(bad, n, char);
+                        whys = (SV **)SvPVX(sv_2mortal(newSV(n * sizeof(SV *))));
                     }
                     bad[i] = 1;
+                    whys[i] = why;
                     if (!refused) {
                         refused = why;
                         refused_at = i;
@@ -3283,6 +3318,7 @@ _touch_multi(m, ...)
         }
         if (bad) { /* back to one status per item, the refused ones MCPOOL_INVALID_ARGUMENT */
             size_t j = sent;
+            mcp_items_spread(aTHX_ bad, whys, n);
             for (i = n; i-- > 0;) {
                 if (bad[i]) {
                     st[i] = MCPOOL_INVALID_ARGUMENT;
