@@ -912,6 +912,10 @@ pub struct Conn {
     /// A meta `OK` was taken as `HD` before the version was known: the dialect checks the
     /// version before the outcome is handed out.
     pub(crate) legacy_ok_unchecked: bool,
+    /// Whether the server keeps CAS uniques (`stats settings`' `cas_enabled`), once this
+    /// connection has asked: the binary dialect asks before its first `cas`
+    /// (`Dialect::require_cas`).
+    pub(crate) keeps_cas: Option<bool>,
     /// Keys (as sent) of invalidated items whose recompute token a plain meta read took
     /// (`X W`): the dialect hands each back after the exchange (see `meta::return_tokens`).
     pub(crate) won_tokens: Vec<Box<[u8]>>,
@@ -1198,6 +1202,7 @@ impl Conn {
             peer,
             server_version: None,
             legacy_ok_unchecked: false,
+            keeps_cas: None,
             won_tokens: Vec::new(),
             handler_time: Duration::ZERO,
             handler_allowance: opts.handler_allowance,

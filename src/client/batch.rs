@@ -584,7 +584,15 @@ impl Client {
                             Err(e)
                         }
                         Ok((idx, mut pooled)) => {
+                            // A cas among them: the binary dialect asks first whether the
+                            // server keeps CAS uniques (`Dialect::require_cas`).
+                            let cas = members.iter().any(|&i| {
+                                prepared[i].as_ref().is_ok_and(|it| request(it).is_cas())
+                            });
                             let res = pooled.with_conn(|conn| {
+                                if cas {
+                                    dialect.require_cas(conn)?;
+                                }
                                 conn.in_set(&mut writes, |conn| {
                                     let n = members.len();
                                     let tag = conn.take_tags(batch_tags(n));

@@ -305,6 +305,17 @@ impl<K: WireKeys + ?Sized> Request<'_, K> {
         }
     }
 
+    /// True for a `cas` store (the binary dialect asks the server first: `require_cas`).
+    pub(crate) fn is_cas(&self) -> bool {
+        matches!(
+            self,
+            Request::Store {
+                cmd: StoreCommand::Cas(_),
+                ..
+            }
+        )
+    }
+
     /// True for the requests that change an item (stores, delete, incr/decr, touch,
     /// invalidate): those that `on_server_return = delete-written` remembers when they go
     /// elsewhere.
@@ -658,6 +669,9 @@ impl Dialect {
         if let (Some(_), Dialect::Meta(_)) = (req.version(), self) {
             meta::require_explicit_versions(conn)?;
         }
+        if req.is_cas() {
+            self.require_cas(conn)?;
+        }
         let tag = conn.take_tags(req.tags());
         self.encode(conn.begin(), req, tag);
         conn.send()?;
@@ -693,6 +707,46 @@ impl Dialect {
         }
         conn.finish();
         Ok(())
+    }
+
+    /// Before a `cas` on `conn`: on the binary protocol, the server must keep CAS uniques,
+    /// asked once per connection (`stats settings`, `cas_enabled`), or the call fails with
+    /// [`Error::Unsupported`] before anything is sent. memcached run with `-C` reads a
+    /// binary store's CAS as none and stores unconditionally, answering success: a `cas`
+    /// with a CAS from before a restart with `-C` would create a missing key or overwrite
+    /// another client's write (tester finding serverflags 1); text and meta answer
+    /// `NOT_FOUND`/`EXISTS` there, so they need no question. A server whose settings do not
+    /// say (an older memcached, a proxy that refuses the group) is taken as keeping them.
+    pub(crate) fn require_cas(&self, conn: &mut Conn) -> Result<()> {
+        if !matches!(self, Dialect::Binary(_)) {
+            return Ok(());
+        }
+        let keeps = match conn.keeps_cas {
+            Some(k) => k,
+            None => {
+                let req: Request<'_> = Request::Stats {
+                    group: Some("settings"),
+                };
+                let keeps = match self.exchange(conn, &req, &mut |_, _, _, _| {}) {
+                    Ok(o) => o
+                        .stats()?
+                        .iter()
+                        .all(|(k, v)| k != "cas_enabled" || v != "no"),
+                    // the server's own refusal of the group: it does not say
+                    Err(e) if e.class() == crate::error::Class::ClientError => true,
+                    Err(e) => return Err(e),
+                };
+                conn.keeps_cas = Some(keeps);
+                keeps
+            }
+        };
+        if keeps {
+            return Ok(());
+        }
+        Err(Error::Unsupported(format!(
+            "cas on the binary protocol: server {} keeps no CAS (memcached run with -C: its              stats settings say cas_enabled no), and would store unconditionally; nothing              was sent (text and meta answer not found or exists there)",
+            conn.server()
+        )))
     }
 
     /// One `version` round trip (the alive check).
