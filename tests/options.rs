@@ -1590,6 +1590,11 @@ fn a_refused_setting_meant_to_secure_the_traffic_names_the_option_it_meant() {
         ("username", "", Some("sasl_username")),
         ("sasl", "", Some("sasl_password")),
         ("ssl", "", Some("tls")),
+        ("ssl_ca", "", Some("tls_ca_file")),
+        ("SSL-CA", "", Some("tls_ca_file")),
+        ("tsl_ca_file", "", Some("tls_ca_file")),
+        ("xtls", "", Some("tls")),
+        ("sals_username", "", Some("sasl_username")),
         ("tlsfoo_bar_baz_qux", "", Some("tls")),
         (
             "libmemcached_config",
@@ -1610,6 +1615,7 @@ fn a_refused_setting_meant_to_secure_the_traffic_names_the_option_it_meant() {
         ("io_timout", "", None),
         ("servers", "", None),
         ("user", "", None),
+        ("use_tls", "", None),
     ] {
         assert_eq!(
             options::secured_by(name, value.as_bytes()),
@@ -1618,4 +1624,7 @@ fn a_refused_setting_meant_to_secure_the_traffic_names_the_option_it_meant() {
         );
     }
     assert!(options::means_security("SSL-CA") && !options::means_security("io_timeout"));
+    // misspelt ones that do not begin so: the closest option secures the traffic
+    assert!(options::means_security("tsl_ca_file") && options::means_security("xtls"));
+    assert!(!options::means_security("io_timout") && !options::means_security("servers"));
 }

@@ -1255,7 +1255,9 @@ static void test_tls_config(void) {
         const char *name, *value, *meant, *lift;
     } typo[] = {
         {"tls_cafile", "/etc/ssl/ca.pem", "tls_ca_file", ""},
-        {"SSL-CA", "/etc/ssl/ca.pem", "tls", "false"},
+        {"SSL-CA", "/etc/ssl/ca.pem", "tls_ca_file", ""},
+        {"tsl_ca_file", "/etc/ssl/ca.pem", "tls_ca_file", ""},
+        {"xtls", "true", "tls", "false"},
         {"tls_ca_file\xff", "/etc/ssl/ca.pem", "tls_ca_file", ""},
         {"sasl_user", "bob", "sasl_username", ""},
         {"password", "hunter2", "sasl_password", ""},
@@ -2865,7 +2867,7 @@ static void test_options(void) {
     CHECK(mcpool_option_means_security(S("tls_cafile")) && mcpool_option_means_security(S("SSL-CA")));
     CHECK(mcpool_option_means_security(S(" Sasl_User")) && mcpool_option_means_security(S("password")));
     CHECK(mcpool_option_means_security(S("tls_ca_file")) && mcpool_option_means_security("tls\xff", 4));
-    CHECK(!mcpool_option_means_security(S("io_timeout")) && !mcpool_option_means_security(S("user")));
+    CHECK(!mcpool_option_means_security(S("io_timeout")) && mcpool_option_means_security(S("tsl_ca_file")));
     CHECK(!mcpool_option_means_security(NULL, 3) && !mcpool_option_means_security(NULL, 0));
     found = 7;
     EXPECT(mcpool_option_find(S("io_timout"), &found), MCPOOL_CONFIG);

@@ -1076,13 +1076,20 @@ pub fn find(name: &str) -> Result<usize> {
 
 /// Whether `name` names, or nearly names, an option that secures the traffic, as users of
 /// other clients spell them: any name beginning with `tls`, `ssl` or `sasl` (case ignored,
-/// `-` read as `_`: `tls_cafile`, `SSL-CA`, `sasl_user`), and pylibmc's `username` and
-/// `password`. A surface that only warns of an unknown name (Perl, as Cache::Memcached::Fast)
+/// `-` read as `_`: `tls_cafile`, `SSL-CA`, `sasl_user`), pylibmc's `username` and
+/// `password`, and a name that is no option within two letters of such an option's
+/// (`tsl_ca_file`). A surface that only warns of an unknown name (Perl, as Cache::Memcached::Fast)
 /// refuses such a one instead: warned about, the client would talk plain text.
 pub fn means_security(name: &str) -> bool {
     let norm = name.trim().to_ascii_lowercase().replace('-', "_");
     ["tls", "ssl", "sasl"].iter().any(|p| norm.starts_with(p))
         || matches!(norm.as_str(), "username" | "password")
+        // a misspelt one: no option, within two letters of one that secures the traffic
+        // (`tsl_ca_file`, `xtls`: tester finding retest47 2)
+        || (option(name).is_none()
+            && OPTIONS
+                .iter()
+                .any(|o| o.secures_traffic() && distance(&norm, o.name) <= 2))
 }
 
 /// The option that secures the traffic which a refused setting of `name` to `value` was
@@ -1114,11 +1121,36 @@ pub fn secured_by(name: &str, value: &[u8]) -> Option<&'static str> {
         .filter(|o| o.secures_traffic())
         .map(|o| o.name);
     let norm = name.trim().to_ascii_lowercase().replace('-', "_");
-    let sasl = norm.starts_with("sasl") || matches!(norm.as_str(), "username" | "password");
-    closest(name, secure.clone())
+    let as_tls = match norm.strip_prefix("ssl") {
+        Some(rest) => format!("tls{rest}"),
+        None => norm.clone(),
+    };
+    // its family by its first letters, else by the closest option (`tsl_ca_file`)
+    let family = if as_tls.starts_with("tls") {
+        Some(false)
+    } else if norm.starts_with("sasl") || matches!(norm.as_str(), "username" | "password") {
+        Some(true)
+    } else {
+        None
+    };
+    let close: Vec<&str> = closest(name, secure)
         .into_iter()
-        .find(|n| n.starts_with("sasl") == sasl)
-        .or(Some(if sasl { "sasl_username" } else { "tls" }))
+        .filter(|n| family.map_or(true, |sasl| n.starts_with("sasl") == sasl))
+        .collect();
+    // the option itself under another spelling (`ssl`: `tls`), else the closest, a specific
+    // option before plain `tls` (`ssl_ca` means `tls_ca_file`, whose setting lifts it:
+    // tester finding retest47 8)
+    close
+        .iter()
+        .find(|n| **n == as_tls)
+        .or(close.iter().find(|n| **n != "tls"))
+        .or(close.first())
+        .copied()
+        .or(Some(if family == Some(true) {
+            "sasl_username"
+        } else {
+            "tls"
+        }))
 }
 
 /// The option names closest to `given` (at most three), for "did you mean" hints.

@@ -744,7 +744,9 @@ impl Dialect {
             return Ok(());
         }
         Err(Error::Unsupported(format!(
-            "cas on the binary protocol: server {} keeps no CAS (memcached run with -C: its              stats settings say cas_enabled no), and would store unconditionally; nothing              was sent (text and meta answer not found or exists there)",
+            "cas on the binary protocol: server {} keeps no CAS (memcached run with -C: its \
+             stats settings say cas_enabled no), and would store unconditionally; the cas \
+             was not sent (text and meta answer not found or exists there)",
             conn.server()
         )))
     }

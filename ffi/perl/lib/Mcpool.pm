@@ -1401,8 +1401,9 @@ and with white space: C<'250ms'>, C<'1.5S'>, C<' 2 s'>), C<max_size> is the larg
 the pool's size is C<pool_size>. A bad value croaks naming the option, the value and the
 accepted form (C<Mcpool-E<gt>new: protocol: option protocol: bad value "smoke": ...>); an
 unknown name warns (C<Unknown arguments: ...>), as in Cache::Memcached::Fast, except an
-unknown name that begins with C<tls>, C<ssl> or C<sasl> (in any case) and C<username> and
-C<password> (pylibmc's names): these croak, even with C<< check_args => 'skip' >>, in the
+unknown name that begins with C<tls>, C<ssl> or C<sasl> (in any case), C<username> and
+C<password> (pylibmc's names), and one within two letters of a TLS or SASL option's name
+(C<tsl_ca_file>): these croak, even with C<< check_args => 'skip' >>, in the
 core's words with the name it suggests (C<Mcpool-E<gt>new: unknown option "tls_cafile" (did
 you mean tls_ca_file, tls?)>), since a misspelled TLS or SASL option would leave the client
 talking plain text or without SASL (Cache::Memcached::Fast has no such options). C<resolver>

@@ -68,7 +68,8 @@ like($@, qr/unknown option "tls_cafile" \(did you mean tls_ca_file/, '... in the
     my %means = (
         tls_cafile => 1, 'SSL-CA' => 1, sasl_user => 1, password => 1, ' Username ' => 1,
         TLS => 1, "\x{a0}sasl_pw" => 1, "sasl_\x{e9}" => 1, "\x{3000}tls_x" => 1,
-        bogus => 0, pass_word => 0, user_name => 0, xtls => 0, '' => 0, 'pass word' => 0,
+        tsl_ca_file => 1, xtls => 1,
+        bogus => 0, pass_word => 0, user_name => 0, '' => 0, 'pass word' => 0,
     );
     for my $name (sort keys %means) {
         my $shown = $name =~ s/([^[:print:]]|[^\x00-\x7f])/sprintf '\\x{%x}', ord $1/ger;
