@@ -732,8 +732,9 @@ impl Dialect {
                         .stats()?
                         .iter()
                         .all(|(k, v)| k != "cas_enabled" || v != "no"),
-                    // the server's own refusal of the group: it does not say
-                    Err(e) if e.class() == crate::error::Class::ClientError => true,
+                    // the server's own refusal of the group (an error reply, read whole: a
+                    // proxy, an older server): it does not say
+                    Err(Error::Client { .. } | Error::Server { .. }) => true,
                     Err(e) => return Err(e),
                 };
                 conn.keeps_cas = Some(keeps);
