@@ -3281,6 +3281,20 @@ mcpool_status mcpool_client_compression_due(const mcpool_client *client,
                                             bool *out_due);
 
 /**
+ * True when the client's value format stores a value of `kind`
+ * (`mcpool_client_store_kind` takes it); false when it has no form for it (the store answers
+ * `MCPOOL_UNSUPPORTED`), for an unknown kind and a NULL `client`. It leaves the thread's last
+ * error as it was, so that a binding can ask, after a store answered `MCPOOL_UNSUPPORTED`,
+ * whether the value was the cause (its language's type error) or the server or protocol
+ * (a binary `cas` against a server that keeps no CAS), and still raise the store's message.
+ *
+ * # Safety
+ * `client` is NULL or live.
+ */
+bool mcpool_client_stores_kind(const mcpool_client *client,
+                               mcpool_kind kind);
+
+/**
  * Writes to `*out_flags` the flags word the client's value format gives an uncompressed
  * value of `kind`, for the calls that take flags (`mcpool_client_set`, the batch calls):
  * under it a body in the kind's ABI form (an INT as decimal text, a BOOL as `"0"`/`"1"`)

@@ -302,6 +302,32 @@ pub unsafe extern "C" fn mcpool_client_compression_due(
     })
 }
 
+/// True when the client's value format stores a value of `kind`
+/// (`mcpool_client_store_kind` takes it); false when it has no form for it (the store answers
+/// `MCPOOL_UNSUPPORTED`), for an unknown kind and a NULL `client`. It leaves the thread's last
+/// error as it was, so that a binding can ask, after a store answered `MCPOOL_UNSUPPORTED`,
+/// whether the value was the cause (its language's type error) or the server or protocol
+/// (a binary `cas` against a server that keeps no CAS), and still raise the store's message.
+///
+/// # Safety
+/// `client` is NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn mcpool_client_stores_kind(
+    client: *const mcpool_client,
+    kind: mcpool_kind,
+) -> bool {
+    let mut answer = false;
+    landingpad(|| {
+        // SAFETY: the caller promises a non-NULL `client` is live; NULL answers false.
+        let c = unsafe { ptr::handle(client, "client") };
+        if let (Ok(c), Some(kind)) = (c, Kind::from_number(kind)) {
+            answer = c.client.kind_flags(kind).is_ok();
+        }
+        Ok(MCPOOL_OK)
+    });
+    answer
+}
+
 /// Writes to `*out_flags` the flags word the client's value format gives an uncompressed
 /// value of `kind`, for the calls that take flags (`mcpool_client_set`, the batch calls):
 /// under it a body in the kind's ABI form (an INT as decimal text, a BOOL as `"0"`/`"1"`)

@@ -3215,6 +3215,14 @@ static void test_flags_round_trip(void) {
             mcpool_item_free(it);
         }
         EXPECT(mcpool_client_kind_flags(sp, MCPOOL_KIND_TEXT, &f), MCPOOL_UNSUPPORTED);
+        /* mcpool_client_stores_kind answers the same, leaving the last error as it was */
+        mcpool_last_error_clear();
+        CHECK(!mcpool_client_stores_kind(sp, MCPOOL_KIND_TEXT));
+        CHECK(mcpool_client_stores_kind(sp, MCPOOL_KIND_INT));
+        CHECK(mcpool_client_stores_kind(wh, MCPOOL_KIND_BOOL));
+        CHECK(!mcpool_client_stores_kind(NULL, MCPOOL_KIND_BYTES));
+        CHECK(!mcpool_client_stores_kind(sp, (mcpool_kind)999));
+        CHECK(mcpool_last_error_length() == 0);
         /* Bodies the flags cannot hold: refused on every store path, nothing stored. */
         const uint8_t *kp[1] = {(const uint8_t *)"rtbad"}, *vp[1] = {(const uint8_t *)"x"};
         size_t kl[1] = {5}, vl[1] = {1};

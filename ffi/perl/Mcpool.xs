@@ -150,6 +150,23 @@ mcp_items_replaced(pTHX_ size_t n)
     sv_setuv(get_sv(MCP_ITEMS_COUNT, GV_ADD), (UV)n);
 }
 
+/* The core's item j of the last batch call as [message, outcome unknown], or NULL when it
+ * did not fail (no message, outcome known). */
+static AV *
+mcp_core_item_entry(pTHX_ size_t j)
+{
+    size_t ml = 0;
+    const char *msg = mcpool_last_item_error_message(j, &ml);
+    bool ou = mcpool_last_item_outcome_unknown(j);
+    AV *one;
+    if (!(msg && ml) && !ou)
+        return NULL;
+    one = newAV();
+    av_push(one, newSVpvn(msg ? msg : "", msg ? ml : 0));
+    av_push(one, newSViv(ou ? 1 : 0));
+    return one;
+}
+
 /* After a batch call that left out the items with bad[i] set (refused here before the call,
  * each with its own message whys[i]): the core's list numbers only the items sent, so the
  * per-item answers in the caller's order (the core's item j for the j-th item sent) are put
@@ -162,20 +179,14 @@ mcp_items_spread(pTHX_ const char *bad, SV *const *whys, size_t n)
     AV *av = newAV();
     size_t i, j = 0;
     for (i = 0; i < n; i++) {
-        const char *msg = NULL;
-        size_t ml = 0;
-        bool ou = false;
         AV *one;
-        if (!bad[i]) {
-            msg = mcpool_last_item_error_message(j, &ml);
-            ou = mcpool_last_item_outcome_unknown(j);
-            j++;
-            if (!(msg && ml) && !ou)
-                continue;
+        if (bad[i]) {
+            one = newAV();
+            av_push(one, newSVsv(whys[i]));
+            av_push(one, newSViv(0));
+        } else if (!(one = mcp_core_item_entry(aTHX_ j++))) {
+            continue;
         }
-        one = newAV();
-        av_push(one, bad[i] ? newSVsv(whys[i]) : newSVpvn(msg ? msg : "", msg ? ml : 0));
-        av_push(one, newSViv(ou ? 1 : 0));
         (void)av_store(av, (SSize_t)i, newRV_noinc((SV *)one));
     }
     sv_setsv(get_sv(MCP_ITEMS_SAVED, GV_ADD), sv_2mortal(newRV_noinc((SV *)av)));
@@ -4386,9 +4397,7 @@ _items_save()
     PREINIT:
         SV *saved, *count;
         AV *av;
-        size_t n, i, ml;
-        const char *msg;
-        bool ou;
+        size_t n, i;
     CODE:
         /* the per-item answers in force (last_item_error, last_item_outcome_unknown), taken
          * before the callbacks run, for _items_put_back after them: the copy in force, or the
@@ -4402,16 +4411,9 @@ _items_save()
             av = newAV();
             RETVAL = newRV_noinc((SV *)av);
             for (i = 0; i < n; i++) {
-                AV *one;
-                ml = 0;
-                msg = mcpool_last_item_error_message(i, &ml);
-                ou = mcpool_last_item_outcome_unknown(i);
-                if (!(msg && ml) && !ou)
-                    continue;
-                one = newAV();
-                av_push(one, newSVpvn(msg ? msg : "", msg ? ml : 0));
-                av_push(one, newSViv(ou ? 1 : 0));
-                (void)av_store(av, (SSize_t)i, newRV_noinc((SV *)one));
+                AV *one = mcp_core_item_entry(aTHX_ i);
+                if (one)
+                    (void)av_store(av, (SSize_t)i, newRV_noinc((SV *)one));
             }
         }
     OUTPUT:

@@ -1059,8 +1059,20 @@ pub fn option(name: &str) -> Option<&'static OptionSpec> {
 /// reads an option's name (surrounding space trimmed, case ignored, `-` read as `_`), so
 /// that a binding asks here which option a name is instead of keeping its own spelling rule.
 pub fn option_index(name: &str) -> Option<usize> {
-    let norm = name.trim().to_ascii_lowercase().replace('-', "_");
+    let norm = normalized(name);
     OPTIONS.iter().position(|o| o.name == norm)
+}
+
+/// An option's name as every rule here reads it: surrounding space trimmed, case ignored,
+/// `-` read as `_`.
+fn normalized(name: &str) -> String {
+    name.trim().to_ascii_lowercase().replace('-', "_")
+}
+
+/// Whether a [`normalized`] name is one of SASL's family as other clients spell it: begins
+/// with `sasl`, or pylibmc's `username` and `password`.
+fn is_sasl_word(norm: &str) -> bool {
+    norm.starts_with("sasl") || matches!(norm, "username" | "password")
 }
 
 /// [`option_index`], or the "unknown option" error (with the closest names) that
@@ -1081,9 +1093,9 @@ pub fn find(name: &str) -> Result<usize> {
 /// (`tsl_ca_file`). A surface that only warns of an unknown name (Perl, as Cache::Memcached::Fast)
 /// refuses such a one instead: warned about, the client would talk plain text.
 pub fn means_security(name: &str) -> bool {
-    let norm = name.trim().to_ascii_lowercase().replace('-', "_");
-    ["tls", "ssl", "sasl"].iter().any(|p| norm.starts_with(p))
-        || matches!(norm.as_str(), "username" | "password")
+    let norm = normalized(name);
+    ["tls", "ssl"].iter().any(|p| norm.starts_with(p))
+        || is_sasl_word(&norm)
         // a misspelt one: no option, within two letters of one that secures the traffic
         // (`tsl_ca_file`, `xtls`: tester finding retest47 2)
         || (option(name).is_none()
@@ -1120,7 +1132,7 @@ pub fn secured_by(name: &str, value: &[u8]) -> Option<&'static str> {
         .iter()
         .filter(|o| o.secures_traffic())
         .map(|o| o.name);
-    let norm = name.trim().to_ascii_lowercase().replace('-', "_");
+    let norm = normalized(name);
     let as_tls = match norm.strip_prefix("ssl") {
         Some(rest) => format!("tls{rest}"),
         None => norm.clone(),
@@ -1128,7 +1140,7 @@ pub fn secured_by(name: &str, value: &[u8]) -> Option<&'static str> {
     // its family by its first letters, else by the closest option (`tsl_ca_file`)
     let family = if as_tls.starts_with("tls") {
         Some(false)
-    } else if norm.starts_with("sasl") || matches!(norm.as_str(), "username" | "password") {
+    } else if is_sasl_word(&norm) {
         Some(true)
     } else {
         None
@@ -1175,7 +1187,7 @@ fn suggestion<'a>(given: &str, names: impl Iterator<Item = &'a str> + Clone) -> 
 /// containing it, or contained in it. Dashes read as underscores, and a leading `ssl` as
 /// `tls` (memcached's and OpenSSL's word for it: `ssl_ca_cert` suggests `tls_ca_file`).
 fn closest<'a>(given: &str, names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
-    let mut norm = given.trim().to_ascii_lowercase().replace('-', "_");
+    let mut norm = normalized(given);
     if let Some(rest) = norm.strip_prefix("ssl") {
         norm = format!("tls{rest}");
     }

@@ -217,6 +217,16 @@ static PyObject *raise_store_status(mcpool_status st) {
     return raise_last(ClientTypeError, st);
 }
 
+/* The raiser of a store of a value of `kind` that answered st: raise_store_status when the
+ * value was the cause (the format has no form for its kind), else raise_status, so that a
+ * MCPOOL_UNSUPPORTED of the server's or the protocol's (a binary cas against memcached -C,
+ * which keeps no CAS) is ConfigurationError as for bytes, not a TypeError about the value
+ * (tester finding retest47 4). The core answers which (mcpool_client_stores_kind). */
+static PyObject *(*store_raiser(mcpool_client *c, mcpool_kind kind, mcpool_status st))(mcpool_status) {
+    return st == MCPOOL_UNSUPPORTED && mcpool_client_stores_kind(c, kind) ? raise_status
+                                                                          : raise_store_status;
+}
+
 /* The message of item j of this thread's last batch call (mcpool_last_item_error_message), as
  * a new str; NULL with no exception when the core kept none for it, NULL with an exception
  * when the str could not be made. */
@@ -2769,7 +2779,7 @@ static int do_store(ClientObject *self, store_op op, const char *fname, PyObject
     int r = st == MCPOOL_OK ? 1
             : st == MCPOOL_NOT_STORED || st == MCPOOL_EXISTS || st == MCPOOL_NOT_FOUND
                 ? 0
-                : (raise_store(st, fname, k, kn, t, raise_store_status), -1);
+                : (raise_store(st, fname, k, kn, t, store_raiser(c, v.kind, st)), -1);
     Py_XDECREF(own);
     return r;
 }
@@ -3024,7 +3034,7 @@ static PyObject *Client_cas(ClientObject *self, PyObject *const *args, Py_ssize_
     Py_XDECREF(v.owner);
     PyObject *answer = cas_answer(st);
     if (answer == NULL)
-        raise_store(st, "cas", k, kn, &t, raise_store_status);
+        raise_store(st, "cas", k, kn, &t, store_raiser(c, v.kind, st));
     Py_XDECREF(own);
     Py_XDECREF(t.given);
     return answer;
@@ -3361,8 +3371,9 @@ static int store_pairs(ClientObject *self, mcpool_store_op op, const char *name,
             (b->sts[i] == MCPOOL_INVALID_ARGUMENT && !(cas != NULL && cas[i] == 0))) {
             raise_batch_as(name, b->keys, b->sts, b->msgs, b->unknown, b->excs, n, i,
                            op == MCPOOL_STORE_CAS ? cas_answer : batch_answer);
-            if (b->excs[i] == NULL && b->sts[i] == MCPOOL_UNSUPPORTED)
-                reraise_as(ClientTypeError);
+            if (b->excs[i] == NULL && b->sts[i] == MCPOOL_UNSUPPORTED &&
+                !mcpool_client_stores_kind(self->client, vals[i].kind))
+                reraise_as(ClientTypeError); /* the value's kind, not the server (store_raiser) */
             goto done;
         }
     }
