@@ -822,7 +822,7 @@ fn set_keepalive(s: &TcpStream, idle: Duration) -> io::Result<()> {
 /// the interrupt check ended ([`interrupted_io`]) is [`Error::Interrupted`].
 pub(crate) fn connect_error(label: &str, source: io::Error) -> Error {
     if source.get_ref().is_some_and(|e| e.is::<EndedByCheck>()) {
-        return Error::Interrupted;
+        return Error::Interrupted { sent: false };
     }
     if matches!(
         source.kind(),
@@ -1353,7 +1353,10 @@ impl Conn {
         f: impl FnOnce(&mut Conn) -> Result<T>,
     ) -> Result<T> {
         if set.interrupted {
-            return Err(Error::Interrupted);
+            // another server's wait was interrupted: this one's request may be out too
+            return Err(Error::Interrupted {
+                sent: self.sent_this_call(),
+            });
         }
         if set.quiet_since.is_some() {
             self.quiet_since = set.quiet_since;
@@ -1361,7 +1364,7 @@ impl Conn {
         }
         let res = f(self);
         set.quiet_since = self.quiet_since.take();
-        set.interrupted = matches!(res, Err(Error::Interrupted));
+        set.interrupted = matches!(res, Err(Error::Interrupted { .. }));
         res
     }
 
@@ -1521,7 +1524,9 @@ impl Conn {
             *end = Some(began.checked_add(armed).unwrap_or(asked));
         }
         if interrupt_requested() {
-            return Err(Error::Interrupted);
+            return Err(Error::Interrupted {
+                sent: self.sent_this_call(),
+            });
         }
         // The time the check took is the caller's, not the server's: a binding runs its
         // signal handlers there (Python's may wait `pool_timeout` for this very call's

@@ -114,7 +114,14 @@ pub enum Error {
     /// A signal interrupted a read or write and the process's interrupt check
     /// ([`crate::set_interrupt_check`]) asked to end the call (a Python `KeyboardInterrupt`).
     /// The connection was dropped; the server is not blamed.
-    Interrupted,
+    Interrupted {
+        /// True when some of the call's request had been written when the call was ended:
+        /// whether the server applied it is unknown ([`Error::outcome_unknown`]), and the
+        /// message says so, as a timeout's after sending (tester finding interrupts 1: an
+        /// interrupted `incr` the server applied said its outcome was known). False when
+        /// nothing of it was sent, and for calls that change nothing.
+        sent: bool,
+    },
     /// The client was closed ([`crate::Client::close`]): a call waiting for a connection, or
     /// made after the close, ends with this before anything is sent; a call already talking
     /// to a server finishes (or times out) as before. The server is not blamed.
@@ -297,7 +304,7 @@ impl Error {
             | Error::ValueTooLarge { .. }
             | Error::TooLargeForServer { .. }
             | Error::Client { .. }
-            | Error::Interrupted
+            | Error::Interrupted { .. }
             | Error::Closed
             | Error::Forked => Class::ClientError,
             Error::Config(_) | Error::Unsupported(_) => Class::Configuration,
@@ -489,7 +496,8 @@ impl Error {
     }
 
     /// True when the call's request was written (at least in part) and its reply never came
-    /// whole: a timeout after sending ([`Error::IoTimeout`]'s `sent`), or the server closing
+    /// whole: a timeout or an interrupt after sending ([`Error::IoTimeout`]'s and
+    /// [`Error::Interrupted`]'s `sent`), or the server closing
     /// or resetting the connection after it ([`Error::Io`]). A call that changes data may or
     /// may not have been applied (its message says "the request was sent: whether it was
     /// applied is unknown"): read back before repeating it. False for an error before
@@ -497,7 +505,7 @@ impl Error {
     /// where it does not matter (docs/errors.md).
     pub fn outcome_unknown(&self) -> bool {
         match self {
-            Error::IoTimeout { sent, .. } => *sent,
+            Error::IoTimeout { sent, .. } | Error::Interrupted { sent } => *sent,
             Error::Io { source, .. } => {
                 ConnectionClosed::of(source).is_some_and(|c| c.outcome_unknown)
             }
@@ -535,6 +543,7 @@ impl Error {
                 operation_timeout: *operation_timeout,
                 sent: false,
             }),
+            Error::Interrupted { sent: true } => Some(Error::Interrupted { sent: false }),
             Error::Io { server, source } => ConnectionClosed::of(source)
                 .filter(|c| c.outcome_unknown)
                 .map(|closed| {
@@ -669,8 +678,12 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
-            Error::Interrupted => {
-                write!(f, "interrupted: the interrupt check asked to end the call")
+            Error::Interrupted { sent } => {
+                write!(f, "interrupted: the interrupt check asked to end the call")?;
+                if *sent {
+                    f.write_str(SENT_UNKNOWN)?;
+                }
+                Ok(())
             }
             Error::Closed => write!(
                 f,
@@ -754,7 +767,7 @@ impl Clone for Error {
                 what,
                 reason: reason.clone(),
             },
-            Error::Interrupted => Error::Interrupted,
+            Error::Interrupted { sent } => Error::Interrupted { sent: *sent },
             Error::Closed => Error::Closed,
             Error::Forked => Error::Forked,
             Error::Config(m) => Error::Config(m.clone()),

@@ -832,7 +832,7 @@ impl Server {
             }
             Admission::Interrupted(waited) => {
                 self.count_wait(waited);
-                return Err(Error::Interrupted);
+                return Err(Error::Interrupted { sent: false });
             }
             Admission::Closed(waited) => {
                 if !waited.is_zero() {
@@ -1050,7 +1050,7 @@ impl Server {
                     }
                     // The interrupt check ended the wait: so the call.
                     Err(e) => match crate::conn::connect_error(&self.label, e) {
-                        Error::Interrupted => return Err(Error::Interrupted),
+                        e @ Error::Interrupted { .. } => return Err(e),
                         _ => None,
                     },
                 }
@@ -1165,7 +1165,7 @@ impl Server {
                     .conn
                     .as_ref()
                     .map_or((false, self.health.epoch()), |c| (c.cut_short(), c.epoch()));
-                if matches!(e, Error::Interrupted) {
+                if matches!(e, Error::Interrupted { .. }) {
                     // The holder's caller was interrupted, not the callers it serves: their
                     // reads go back in line; their sets were written, and whether they were
                     // stored is unknown, as when a connection closes under them (tester

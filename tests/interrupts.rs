@@ -194,7 +194,7 @@ fn an_interrupt_check_that_says_stop_ends_the_call_and_drops_the_connection() {
             c.get("k")
         };
         let took = start.elapsed();
-        assert!(matches!(res, Err(Error::Interrupted)), "{res:?}");
+        assert!(matches!(res, Err(Error::Interrupted { .. })), "{res:?}");
         assert!(took < Duration::from_secs(2), "{took:?}");
     }
     mcpool::set_interrupt_check(None);
@@ -203,6 +203,51 @@ fn an_interrupt_check_that_says_stop_ends_the_call_and_drops_the_connection() {
     // server was not blamed.
     assert_eq!(m.connects, 2, "{m:?}");
     assert_eq!((m.timeouts, m.ejections), (0, 0), "{m:?}");
+}
+
+/// An interrupted call that changes data, once its request was written, says its outcome is
+/// unknown, as a timeout after sending does: the server may have applied it (tester finding
+/// interrupts 1: an interrupted `incr` the server applied said its outcome was known, and a
+/// retry would count it twice). A read says nothing of it. The server is a deliberately
+/// silent fake one, so every request is written and never answered.
+#[test]
+fn an_interrupted_write_that_was_sent_has_an_unknown_outcome() {
+    let _one = SIGNALS.lock().unwrap_or_else(|e| e.into_inner());
+    static STOP: AtomicBool = AtomicBool::new(false);
+    fn stop() -> bool {
+        STOP.load(Ordering::Relaxed)
+    }
+    let silent = SilentServer::start();
+    let c = client(std::slice::from_ref(&silent.addr), "5s", "text");
+    STOP.store(true, Ordering::Relaxed);
+    mcpool::set_interrupt_check(Some(stop));
+    type Call<'a> = &'a dyn Fn() -> Result<(), Error>;
+    let interrupted = |f: Call| {
+        let _signals = Pester::start(Duration::from_millis(100));
+        f().unwrap_err()
+    };
+    let writes: [(&str, Call); 3] = [
+        ("incr", &|| c.incr("n", 5).map(drop)),
+        ("set", &|| c.set("s", b"new", 0).map(drop)),
+        ("delete", &|| c.delete("d").map(drop)),
+    ];
+    for (name, f) in writes {
+        let e = interrupted(f);
+        assert!(
+            matches!(e, Error::Interrupted { sent: true }),
+            "{name}: {e:?}"
+        );
+        assert!(e.outcome_unknown(), "{name}: {e:?}");
+        assert!(
+            e.to_string().contains("whether it was applied is unknown"),
+            "{name}: {e}"
+        );
+    }
+    let e = interrupted(&|| c.get("g").map(drop));
+    assert!(matches!(e, Error::Interrupted { .. }), "{e:?}");
+    assert!(!e.outcome_unknown(), "a read: {e:?}");
+    assert!(!e.to_string().contains("unknown"), "{e}");
+    mcpool::set_interrupt_check(None);
 }
 
 /// A signal handler that runs long in the interrupt check (Python's, waiting `pool_timeout`

@@ -194,7 +194,7 @@ impl mcpool_status {
             Error::Auth { .. } => MCPOOL_AUTH,
             Error::Unsupported(_) => MCPOOL_UNSUPPORTED,
             Error::ValueFormat(_) => MCPOOL_VALUE_FORMAT,
-            Error::Interrupted => MCPOOL_INTERRUPTED,
+            Error::Interrupted { .. } => MCPOOL_INTERRUPTED,
             Error::Closed => MCPOOL_CLOSED,
             Error::Forked => MCPOOL_FORKED,
             #[allow(unreachable_patterns)]
@@ -409,7 +409,8 @@ mod tests {
             Error::Unsupported("u".into()),
             Error::Decompress("d".into()),
             Error::ValueFormat("v".into()),
-            Error::Interrupted,
+            Error::Interrupted { sent: false },
+            Error::Interrupted { sent: true },
         ];
         for e in &errors {
             assert_eq!(mcpool_status::from_error(e).class(), e.class(), "{e:?}");

@@ -2488,6 +2488,22 @@ static void test_interrupt_check(void) {
             CHECK(took >= 1.8 && took < 6.0);
         }
         CHECK(checks > 0 && item == NULL);
+        if (round == 0)
+            CHECK(!mcpool_last_error_outcome_unknown()); /* a read: nothing to apply */
+    }
+    /* An interrupted incr whose request was written: its outcome is unknown, as after a
+     * timeout (tester finding interrupts 1: it said known, and the server applied it). */
+    stop_on_interrupt = 1;
+    {
+        struct pester p = {pthread_self(), 0, 0};
+        uint64_t v = 0;
+        CHECK(pthread_create(&p.tid, NULL, pester_run, &p) == 0);
+        mcpool_status st = mcpool_client_incr(c, K("silent"), 5, &v);
+        p.stop = 1;
+        pthread_join(p.tid, NULL);
+        EXPECT(st, MCPOOL_INTERRUPTED);
+        CHECK(mcpool_last_error_outcome_unknown());
+        CHECK(strstr(mcpool_last_error_message(), "whether it was applied is unknown") != NULL);
     }
     mcpool_interrupt_check_set(NULL);
     mcpool_client_free(c);
