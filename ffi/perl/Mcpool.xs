@@ -232,6 +232,8 @@ typedef struct {
     SV *thaw;
     int thaw_storable; /* thaw is Storable::thaw: bytes after an image are found (mcp_decode) */
     int utf8; /* character strings as text: the utf8 option, or its default by format (_new) */
+    int as_held; /* with utf8 off, character strings stored as Perl holds them (UTF-8 when
+                  * upgraded), not downgraded: Cache::Memcached's `use bytes` (its format) */
     /* Grow-only scratch of the multi-key calls (per key: pointers, lengths, value SVs, CAS,
      * flags, statuses):
      * made by the first call too large for the C stack, reused by the next ones, freed with
@@ -734,7 +736,9 @@ mcp_float_text(pTHX_ SV *sv, STRLEN *len)
 /* A value as one of the core's kinds and its bytes: references through the serializer
  * (a Storable image; croaks with serialize => 0); an integer (IV without a string) as its
  * decimal text (INT); character strings as UTF-8 (TEXT) with utf8 => 1, else downgraded
- * (croaks "Wide character" as Cache::Memcached::Fast does); anything else as bytes. The core
+ * (croaks "Wide character" as Cache::Memcached::Fast does), or under Cache::Memcached's
+ * format the bytes as Perl holds them (m->as_held: its `use bytes` writes an upgraded
+ * string's UTF-8, a wide one too, under flags 0); anything else as bytes. The core
  * sets the flags and compresses. A value with get magic is fetched once into a mortal
  * copy, as keys are. */
 static const char *
@@ -807,7 +811,7 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, mcpool_kind *kind)
     if (SvUTF8(sv)) {
         if (m->utf8) {
             *kind = MCPOOL_KIND_TEXT; /* Perl keeps it as UTF-8 already: the bytes are it */
-        } else {
+        } else if (!m->as_held) {
             SV *tmp = sv_2mortal(newSVpvn_flags(p, *len, SVf_UTF8));
             sv_utf8_downgrade(tmp, 0);
             p = SvPV(tmp, *len);
@@ -2383,6 +2387,17 @@ _new(class, addrs, weights, core, opts)
                           mcpool_client_value_format(m->client, &fmt, &fmt_len) == MCPOOL_OK &&
                           !(fmt_len == 20 && memcmp(fmt, "cache-memcached-fast", 20) == 0) &&
                           !(fmt_len == 15 && memcmp(fmt, "cache-memcached", 15) == 0);
+            }
+            {
+                /* utf8 off under Cache::Memcached's format: a character string as Perl holds
+                 * it, as Cache::Memcached (`use bytes`) writes it: an upgraded "caf\x{e9}" as
+                 * its UTF-8 bytes, a wide character too; downgraded, it would be Latin-1 bytes
+                 * there and UTF-8 here for the same string (tester finding migration 1) */
+                const char *fmt = NULL;
+                size_t fmt_len = 0;
+                m->as_held = !m->utf8 &&
+                             mcpool_client_value_format(m->client, &fmt, &fmt_len) == MCPOOL_OK &&
+                             fmt_len == 15 && memcmp(fmt, "cache-memcached", 15) == 0;
             }
             /* the kinds the format lacks were asked about, not failures of this call */
             mcpool_last_error_clear();

@@ -1272,7 +1272,12 @@ UTF-8 text, the value format's text kind (flag 4 in Cache::Memcached's layout, 1
 C<pylibmc>), and decode text on reading (as a character string, the UTF8 flag on). Off, a
 character string is stored as bytes, its characters as Latin-1 when each is below 256, and
 one with wider characters croaks ("Wide character"), as with Cache::Memcached::Fast; text
-is read as its UTF-8 bytes.
+is read as its UTF-8 bytes. Off under Cache::Memcached's format (C<cache-memcached>, its
+preset), a character string is stored as Perl holds it, as Cache::Memcached (C<use bytes>)
+writes it: an upgraded or decoded string (C<"caf\x{e9}">, a wide character too) as its UTF-8
+bytes, a byte string as its bytes, under flags 0, and read back as bytes; so both clients
+store the same bytes for the same string during a migration (up to 2026-12-07 it was stored
+as Latin-1, and a wide character croaked: tester finding migration 1).
 
 Not given, it follows the value format in force (whichever option set it, in any spelling the
 core takes; C<value_format> names it): B<on> where the format has a text kind and is not a
@@ -1280,7 +1285,7 @@ Perl client's, so that a Perl program sharing the cache with Python or Java clie
 text their C<str> and C<String> read, and reads theirs as character strings: C<mcpool>,
 C<pylibmc>, C<python-memcached>, C<pymemcache>, C<whalin>. B<Off> under the Perl clients'
 formats, C<cache-memcached-fast> (the default) and C<cache-memcached>, as with
-Cache::Memcached::Fast and Cache::Memcached, and under the formats without a text kind of
+Cache::Memcached::Fast and Cache::Memcached (whose off differs, above), and under the formats without a text kind of
 their own: C<spymemcached> (its text is flags 0, which reads as bytes) and C<libmemcached>.
 C<utf8 =E<gt> 0> or C<utf8 =E<gt> 1> given always wins. (Up to 2026-12-06 it was on only
 under C<mcpool>: under the Python formats and C<whalin> a decoded string was stored as

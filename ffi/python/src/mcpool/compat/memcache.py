@@ -595,8 +595,8 @@ class Client:
                 self._unpickle_failed(e)
             found = {}
             for w, _ in pairs:
-                try:
-                    v = self._mc.get(w, _MISS)
+                try:  # each as a get_multi of one, so that its error names get_multi
+                    v = self._mc.get_multi([w]).get(w, _MISS)
                 except _mcpool.Error as e:
                     if _not_unpickled(e):  # a miss (python-memcached: the key, with None)
                         self._unpickle_failed(e.__cause__)
