@@ -718,6 +718,14 @@ mcp_room(pTHX_ mcp_room_t *r, void *stackbuf, size_t have, size_t need)
     return p;
 }
 
+/* Whether a value is stored as a floating-point number's text (mcp_float_text): NOK, not
+ * IOK, not a character string, and, when it holds a string too, one that is a number (a
+ * float Perl has printed: its text may have lost digits). A dualvar whose string is not a
+ * number ($!, dualvar(5.5, 'x')) is its string, as Cache::Memcached::Fast stores it (tester
+ * finding perlteam2 1: `set('err', $!)` stored 2, not "No such file or directory"). */
+#define MCP_IS_FLOAT(sv) \
+    (SvNOK(sv) && !SvIOK(sv) && !SvUTF8(sv) && (!SvPOK(sv) || looks_like_number(sv)))
+
 /* A floating-point number's text (sv is NOK, not IOK): the text that reads back as the same
  * number. Perl's own (15 significant digits, "0.3" for 0.1 + 0.2, which reads back as another
  * number: tester finding interop 2) when it does, else NV_DIG + 2 digits. */
@@ -794,7 +802,7 @@ mcp_value(pTHX_ mcp_t *m, SV *sv, STRLEN *len, mcpool_kind *kind)
         return SvTRUE_nomg(sv) ? "1" : "0";
     }
 #endif
-    if (SvNOK(sv) && !SvIOK(sv) && !SvUTF8(sv))
+    if (MCP_IS_FLOAT(sv))
         return mcp_float_text(aTHX_ sv, len); /* the text that reads back as the number */
     if (SvIOK(sv) && !SvPOK(sv) && !SvNOK(sv)) {
         /* the decimal text of an IV or UV, as the format's integer; under a format without
@@ -2009,7 +2017,7 @@ mcp_bytes_arg(pTHX_ SV *sv, STRLEN *len, const char *fn, const uint8_t *k, STRLE
         croak("Mcpool::%s: the value of \"%.*s\" must be bytes (a string), not a reference (%s): "
               "%s never serializes; store references with set", fn, (int)klen, (const char *)k,
               sv_reftype(SvRV(sv), 0), fn);
-    if (SvNOK(sv) && !SvIOK(sv) && !SvUTF8(sv))
+    if (MCP_IS_FLOAT(sv))
         return mcp_float_text(aTHX_ sv, len);
     p = SvPV_nomg(sv, *len);
     if (SvUTF8(sv)) {
