@@ -334,10 +334,11 @@ pub unsafe extern "C" fn mcpool_option_find(
 
 /// True when `name` (`name_len` bytes; bytes that are not UTF-8 read as replaced) names or
 /// nearly names an option that secures the traffic, as the core decides it
-/// (`options::means_security`): any name beginning with `tls`, `ssl` or `sasl` (case
-/// ignored, `-` read as `_`: `tls_cafile`, `SSL-CA`), pylibmc's `username` and
-/// `password`, and a name that is no option within two letters of such an option's
-/// (`tsl_ca_file`). A binding that only warns of an unknown name (Perl, as
+/// (`options::means_security`): any name beginning with `tls`, `ssl` or `sasl` or having
+/// one of them as a word (case ignored, `-` read as `_`: `tls_cafile`, `SSL-CA`,
+/// `use_tls`), pylibmc's `username` and `password`, `passwd`, another client's name of such
+/// an option (`ca_file`, `ssl_certfile`), and a name that is no option within two letters
+/// of such an option's (`tsl_ca_file`). A binding that only warns of an unknown name (Perl, as
 /// Cache::Memcached::Fast) refuses such a one instead: warned about, the client would talk
 /// plain text. False for a NULL `name` or one over 65536 bytes.
 ///

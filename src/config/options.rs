@@ -1070,9 +1070,61 @@ fn normalized(name: &str) -> String {
 }
 
 /// Whether a [`normalized`] name is one of SASL's family as other clients spell it: begins
-/// with `sasl`, or pylibmc's `username` and `password`.
+/// with `sasl`, or pylibmc's `username` and `password` (and `passwd`).
 fn is_sasl_word(norm: &str) -> bool {
-    norm.starts_with("sasl") || matches!(norm, "username" | "password")
+    norm.starts_with("sasl") || matches!(norm, "username" | "password" | "passwd")
+}
+
+/// Other clients' and libraries' names of the options that secure the traffic, [`normalized`]
+/// with a leading `ssl` read as `tls` (Python's `ssl` module, redis-py, OpenSSL, Go's
+/// `InsecureSkipVerify`), and the option each means: the first suggestion for such a name,
+/// which the edit distance alone misses (`tls_cert` is as far from `tls` as from
+/// `tls_client_cert`: tester finding retest48 2).
+const SECURITY_ALIASES: &[(&str, &str)] = &[
+    ("use_tls", "tls"),
+    ("enable_tls", "tls"),
+    ("tls_enable", "tls"),
+    ("tls_enabled", "tls"),
+    ("use_ssl", "tls"),
+    ("enable_ssl", "tls"),
+    ("tls_cert", "tls_client_cert"),
+    ("tls_certfile", "tls_client_cert"),
+    ("tls_cert_file", "tls_client_cert"),
+    ("tls_certificate", "tls_client_cert"),
+    ("tls_key", "tls_client_key"),
+    ("tls_keyfile", "tls_client_key"),
+    ("tls_key_file", "tls_client_key"),
+    ("tls_ca", "tls_ca_file"),
+    ("tls_cafile", "tls_ca_file"),
+    ("tls_ca_cert", "tls_ca_file"),
+    ("tls_ca_certs", "tls_ca_file"),
+    ("tls_ca_certificate", "tls_ca_file"),
+    ("ca_file", "tls_ca_file"),
+    ("ca_certs", "tls_ca_file"),
+    ("cafile", "tls_ca_file"),
+    ("tls_skip_verify", "tls_insecure_skip_verify"),
+    ("tls_insecure", "tls_insecure_skip_verify"),
+    ("tls_no_verify", "tls_insecure_skip_verify"),
+    ("insecure_skip_verify", "tls_insecure_skip_verify"),
+    ("tls_hostname", "tls_server_name"),
+    ("tls_sni", "tls_server_name"),
+    ("server_hostname", "tls_server_name"),
+    ("passwd", "sasl_password"),
+    ("sasl_passwd", "sasl_password"),
+    ("sasl_user", "sasl_username"),
+];
+
+/// The option a [`normalized`] name means in [`SECURITY_ALIASES`] (a leading `ssl` read as
+/// `tls`), if any.
+fn security_alias(norm: &str) -> Option<&'static str> {
+    let as_tls = match norm.strip_prefix("ssl") {
+        Some(rest) => format!("tls{rest}"),
+        None => norm.to_string(),
+    };
+    SECURITY_ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == as_tls)
+        .map(|&(_, option)| option)
 }
 
 /// [`option_index`], or the "unknown option" error (with the closest names) that
@@ -1087,15 +1139,21 @@ pub fn find(name: &str) -> Result<usize> {
 }
 
 /// Whether `name` names, or nearly names, an option that secures the traffic, as users of
-/// other clients spell them: any name beginning with `tls`, `ssl` or `sasl` (case ignored,
-/// `-` read as `_`: `tls_cafile`, `SSL-CA`, `sasl_user`), pylibmc's `username` and
-/// `password`, and a name that is no option within two letters of such an option's
-/// (`tsl_ca_file`). A surface that only warns of an unknown name (Perl, as Cache::Memcached::Fast)
-/// refuses such a one instead: warned about, the client would talk plain text.
+/// other clients spell them: any name with a word `tls`, `ssl` or `sasl` (case ignored,
+/// `-` read as `_`: `tls_cafile`, `SSL-CA`, `sasl_user`, `use_tls`, `enable-ssl`) or
+/// beginning with one, pylibmc's `username` and `password`, `passwd`, another client's name
+/// of such an option ([`SECURITY_ALIASES`]: `ca_file`, `cafile`), and a name that is no
+/// option within two letters of such an option's (`tsl_ca_file`). A surface that only warns
+/// of an unknown name (Perl, as Cache::Memcached::Fast) refuses such a one instead: warned
+/// about, the client would talk plain text.
 pub fn means_security(name: &str) -> bool {
     let norm = normalized(name);
     ["tls", "ssl"].iter().any(|p| norm.starts_with(p))
         || is_sasl_word(&norm)
+        || norm
+            .split('_')
+            .any(|word| matches!(word, "tls" | "ssl" | "sasl"))
+        || security_alias(&norm).is_some()
         // a misspelt one: no option, within two letters of one that secures the traffic
         // (`tsl_ca_file`, `xtls`: tester finding retest47 2)
         || (option(name).is_none()
@@ -1133,14 +1191,20 @@ pub fn secured_by(name: &str, value: &[u8]) -> Option<&'static str> {
         .filter(|o| o.secures_traffic())
         .map(|o| o.name);
     let norm = normalized(name);
+    // another client's name of one (`ssl_certfile`, `use_tls`, `passwd`)
+    if let Some(option) = security_alias(&norm) {
+        return Some(option);
+    }
     let as_tls = match norm.strip_prefix("ssl") {
         Some(rest) => format!("tls{rest}"),
         None => norm.clone(),
     };
-    // its family by its first letters, else by the closest option (`tsl_ca_file`)
-    let family = if as_tls.starts_with("tls") {
+    let has_word = |w: &[&str]| norm.split('_').any(|word| w.contains(&word));
+    // its family by its first letters or a word of it (`enable_sasl`), else by the closest
+    // option (`tsl_ca_file`)
+    let family = if as_tls.starts_with("tls") || has_word(&["tls", "ssl"]) {
         Some(false)
-    } else if is_sasl_word(&norm) {
+    } else if is_sasl_word(&norm) || has_word(&["sasl"]) {
         Some(true)
     } else {
         None
@@ -1191,8 +1255,17 @@ fn closest<'a>(given: &str, names: impl Iterator<Item = &'a str>) -> Vec<&'a str
     if let Some(rest) = norm.strip_prefix("ssl") {
         norm = format!("tls{rest}");
     }
+    let alias = security_alias(&norm);
     let mut close: Vec<(usize, &str)> = names
-        .map(|n| (distance(&norm, &n.replace('-', "_")), n))
+        .map(|n| {
+            // another client's name of this option first (`ssl_certfile`: tls_client_cert)
+            let d = if alias == Some(n) {
+                0
+            } else {
+                distance(&norm, &n.replace('-', "_"))
+            };
+            (d, n)
+        })
         .filter(|&(d, n)| {
             d <= 2 + n.len() / 4 || (norm.len() >= 3 && (n.contains(&norm) || norm.contains(n)))
         })

@@ -435,8 +435,14 @@ sub new {
         Carp::carp('compress_algo was removed in 0.08, use compress_methods')
             if exists $conf->{compress_algo};
         if (@unknown) {
+            # each with the core's suggestion, as every other surface gives it (tester
+            # finding retest48 3): "io_timout (did you mean io_timeout?)"
+            my @shown = map {
+                my $why = _option_refusal($_) // '';
+                $why =~ /(\(did you mean [^()]*\))\s*\z/ ? "$_ $1" : $_
+            } @unknown;
             local $" = ', ';
-            Carp::carp("Unknown arguments: @unknown");
+            Carp::carp("Unknown arguments: @shown");
         }
     }
     Carp::carp('Mcpool: compress_methods is not honoured: the core compresses with gzip (what '
@@ -1225,7 +1231,8 @@ comparison's result, a boolean read back) a boolean where the format has one (C<
 C<pylibmc>, C<whalin>, C<spymemcached>; elsewhere the bytes C<1> or the empty string, as Perl
 prints it), a floating-point number the text that reads back as the same number (Perl's own
 15 digits when they do, else 17: C<0.1 + 0.2> is C<0.30000000000000004>, never C<0.3>; infinity
-and NaN as Perl prints them), anything else bytes. Reading gives back the same: an integer
+and NaN as Perl prints them; a dualvar whose string is not a number, such as C<$!>, is its
+string, as Cache::Memcached::Fast stores it), anything else bytes. Reading gives back the same: an integer
 as a number (2**63..2**64-1, such as a counter past 2**63, as an unsigned one, the form Perl
 holds it in, so storing it back keeps it an integer), text as a character string (with
 C<utf8>), a reference thawed. An integer beyond 64 bits (a Python writer's, under C<pylibmc> or C<python-memcached>) is returned as the exact
@@ -1405,10 +1412,12 @@ seconds (a number and a unit is the core's text form, read as the core reads it,
 and with white space: C<'250ms'>, C<'1.5S'>, C<' 2 s'>), C<max_size> is the largest value (the core's C<max_value_size>);
 the pool's size is C<pool_size>. A bad value croaks naming the option, the value and the
 accepted form (C<Mcpool-E<gt>new: protocol: option protocol: bad value "smoke": ...>); an
-unknown name warns (C<Unknown arguments: ...>), as in Cache::Memcached::Fast, except an
-unknown name that begins with C<tls>, C<ssl> or C<sasl> (in any case), C<username> and
-C<password> (pylibmc's names), and one within two letters of a TLS or SASL option's name
-(C<tsl_ca_file>): these croak, even with C<< check_args => 'skip' >>, in the
+unknown name warns (C<Unknown arguments: ...>), as in Cache::Memcached::Fast, with the name
+the core suggests (C<Unknown arguments: io_timout (did you mean io_timeout?)>), except an
+unknown name that begins with C<tls>, C<ssl> or C<sasl> or has one of them as a word
+(C<use_tls>, C<enable-ssl>; in any case), C<username>, C<password> (pylibmc's names) and
+C<passwd>, another client's name of a TLS option (C<ca_file>, C<ssl_certfile>), and one within
+two letters of a TLS or SASL option's name (C<tsl_ca_file>): these croak, even with C<< check_args => 'skip' >>, in the
 core's words with the name it suggests (C<Mcpool-E<gt>new: unknown option "tls_cafile" (did
 you mean tls_ca_file, tls?)>), since a misspelled TLS or SASL option would leave the client
 talking plain text or without SASL (Cache::Memcached::Fast has no such options). C<resolver>
