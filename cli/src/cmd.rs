@@ -788,9 +788,22 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
                     _ => false,
                 };
                 if !taken {
-                    let theirs = match spec.options {
-                        [] => String::new(),
-                        o => format!(" (its options: {})", o.join(", ")),
+                    // the closest of its options, by the core's one rule (tester finding
+                    // retest48 4: `set k v --tll 5` named no --ttl)
+                    let close = flag.map_or_else(Vec::new, |f| {
+                        mcpool::config::options::closest(
+                            f.trim_start_matches('-'),
+                            spec.options.iter().map(|o| o.trim_start_matches('-')),
+                        )
+                    });
+                    let theirs = match (spec.options, close.as_slice()) {
+                        ([], _) => String::new(),
+                        (o, []) => format!(" (its options: {})", o.join(", ")),
+                        (o, close) => format!(
+                            " (did you mean --{}? its options: {})",
+                            close.join(", --"),
+                            o.join(", ")
+                        ),
                     };
                     let hint = match slot {
                         Some(Slot::Key | Slot::Keys) => format!(

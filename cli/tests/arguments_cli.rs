@@ -510,6 +510,33 @@ fn messages_name_what_is_at_fault() {
         "{}",
         stderr(&o)
     );
+    // ... a misspelt one names the closest of the command's options (tester finding
+    // retest48 4), an unrelated one only lists them
+    for (args, want) in [
+        (
+            &["set", "k", "v", "--tll", "5"][..],
+            "(did you mean --ttl? its options: --ttl,",
+        ),
+        (
+            &["get", "k", "--show-flag"][..],
+            "(did you mean --show-flags? its options:",
+        ),
+        (
+            &["set", "k", "v", "--zzzzz", "5"][..],
+            "set takes no option --zzzzz (its options:",
+        ),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
+            .args(["--servers", &s])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            code(&o) == 2 && stderr(&o).contains(want),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
     // A value that is not UTF-8, shown escaped as keys are (not as U+FFFD).
     let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
         .args(["--servers", &s, "set", "k"])

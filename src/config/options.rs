@@ -1250,7 +1250,8 @@ fn suggestion<'a>(given: &str, names: impl Iterator<Item = &'a str> + Clone) -> 
 /// The (at most three) `names` closest to `given`, closest first: within a few edits, or
 /// containing it, or contained in it. Dashes read as underscores, and a leading `ssl` as
 /// `tls` (memcached's and OpenSSL's word for it: `ssl_ca_cert` suggests `tls_ca_file`).
-fn closest<'a>(given: &str, names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+/// The one closeness rule of every "did you mean" (the CLI's command options too).
+pub fn closest<'a>(given: &str, names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     let mut norm = normalized(given);
     if let Some(rest) = norm.strip_prefix("ssl") {
         norm = format!("tls{rest}");
