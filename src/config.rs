@@ -488,6 +488,10 @@ pub struct ClientBuilder {
     /// The `preset` or `libmemcached_config` the caller gave (name, value): another is
     /// refused (`options::OptionSpec::given`).
     base: Option<(&'static str, Vec<u8>)>,
+    /// The options that base set (its settings, as defaults): put back to their defaults
+    /// before another base replaces it, so that two presets never mix (tester finding
+    /// optparity 1: `whalin` then `pylibmc` kept Whalin's key encoding).
+    base_applied: Vec<&'static str>,
     /// The servers came from a `libmemcached_config` string's `--SERVER` words: a server
     /// added after it, or a list set by name, is refused as a list given before the string
     /// is (tester finding rustteam2 2: after it they were merged, or replaced the string's).
@@ -506,6 +510,7 @@ impl std::fmt::Debug for ClientBuilder {
             named,
             applying_base,
             base,
+            base_applied,
             string_servers,
         } = self;
         let named: Vec<(&str, String)> = named
@@ -528,6 +533,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("named", &named)
             .field("applying_base", applying_base)
             .field("base", &base.as_ref().map(|(name, v)| (*name, v.len())))
+            .field("base_applied", base_applied)
             .field("string_servers", string_servers)
             .finish()
     }

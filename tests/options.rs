@@ -437,6 +437,52 @@ fn preset_and_libmemcached_config_never_override_options_given_beside_them() {
     assert_eq!(b.config().io_timeout, Duration::from_millis(300));
 }
 
+/// A later preset replaces an earlier one whole: every pair of presets, in either order, ends
+/// as the later one alone, with an option set by name kept; `none` after a preset is no
+/// preset (tester finding optparity 1: `whalin` then `pylibmc` kept Whalin's key encoding
+/// and the other settings `pylibmc` does not set).
+#[test]
+fn a_later_preset_replaces_an_earlier_one_whole() {
+    let alone = |p: &str| {
+        ClientBuilder::new()
+            .server("127.0.0.1:11311")
+            .set("io_timeout", "300ms")
+            .unwrap()
+            .set("preset", p)
+            .unwrap()
+    };
+    for first in PRESETS {
+        for then in PRESETS {
+            let b = ClientBuilder::new()
+                .set("preset", first.name)
+                .unwrap()
+                .server("127.0.0.1:11311")
+                .set("io_timeout", "300ms")
+                .unwrap()
+                .set("preset", then.name)
+                .unwrap();
+            assert_eq!(
+                config_text(&b),
+                config_text(&alone(then.name)),
+                "{} then {}",
+                first.name,
+                then.name
+            );
+        }
+        let none = ClientBuilder::new()
+            .set("preset", first.name)
+            .unwrap()
+            .set("preset", "none")
+            .unwrap();
+        assert_eq!(
+            config_text(&none),
+            config_text(&ClientBuilder::new()),
+            "{} then none",
+            first.name
+        );
+    }
+}
+
 #[test]
 fn readme_and_docs_hold_the_generated_tables() {
     let root = env!("CARGO_MANIFEST_DIR");

@@ -258,6 +258,7 @@ impl OptionSpec {
         apply: impl FnOnce(ClientBuilder) -> Result<ClientBuilder>,
     ) -> Result<ClientBuilder> {
         if b.applying_base {
+            b.base_applied.push(self.name);
             return apply(b); // a preset's own setting: a default
         }
         if !self.sets_defaults() {
@@ -290,6 +291,13 @@ impl OptionSpec {
             _ => {}
         }
         let named = std::mem::take(&mut b.named);
+        // An earlier base's settings back to their defaults first (not its servers, which
+        // `string_servers` keeps apart): a later preset replaces an earlier one, never mixes
+        // with what it left (tester finding optparity 1).
+        let earlier = std::mem::take(&mut b.base_applied);
+        for name in earlier.iter().filter(|n| **n != "servers") {
+            b = OPTIONS[find(name)?].reset(b)?;
+        }
         b.applying_base = true;
         let mut b = apply(b)?;
         b.applying_base = false;
@@ -298,6 +306,16 @@ impl OptionSpec {
         }
         b.named = named;
         Ok(b)
+    }
+
+    /// The option back to its default, as a builder that never set it has it: its default
+    /// text, but `compression` unset (its default follows the value format).
+    fn reset(&self, mut b: ClientBuilder) -> Result<ClientBuilder> {
+        if self.name == "compression" {
+            b.config.compression.enabled = None;
+            return Ok(b);
+        }
+        self.parse_and_apply(b, self.default)
     }
 
     /// [`OptionSpec::set`] without keeping the option for a later preset.
