@@ -78,15 +78,17 @@ impl OptionType {
     /// The accepted text forms, for error messages.
     fn form(self) -> &'static str {
         match self {
-            // (no word on a bare number's unit: milliseconds in the text form, seconds for
-            // Python's and Perl's numbers, each said by its option doc; this message is shown
-            // on every surface: tester finding retest27 5)
-            OptionType::Duration => "a duration above zero with its unit: 250ms, 1.5s, 2s, 500us",
+            // (this message is shown on every surface, where a bare number's unit differs:
+            // milliseconds in the text form, seconds for Python's and Perl's numbers; so it
+            // says both: tester findings retest27 5, optparity 4)
+            OptionType::Duration => {
+                "a duration above zero with its unit (250ms, 1.5s, 2s, 500us); a bare number                  is milliseconds as text, seconds as a Python or Perl number"
+            }
             OptionType::DurationOrNone => {
-                "a duration with its unit (250ms, 1.5s, 2s, 500us), or 0 for none"
+                "a duration with its unit (250ms, 1.5s, 2s, 500us), or 0 for none; a bare                  number is milliseconds as text, seconds as a Python or Perl number"
             }
             OptionType::DurationOrZero => {
-                "a duration with its unit (250ms, 1.5s, 2s, 500us), 0 allowed"
+                "a duration with its unit (250ms, 1.5s, 2s, 500us), 0 allowed; a bare number                  is milliseconds as text, seconds as a Python or Perl number"
             }
             OptionType::Bool => "true/false, 1/0, yes/no or on/off",
             OptionType::Integer => "a decimal integer",

@@ -418,3 +418,19 @@ def test_subclasses_pickled_on_request_under_mcpool(server, prefix):
         c.set(prefix + str(i), v)
         got = c.get(prefix + str(i))
         assert type(got) is type(v) and got == v, (v, got)
+
+
+def test_serialized_python_is_pickle_by_its_core_name(server):
+    """The core's option serialized_python turns pickling on as pickle=True does; given beside
+    pickle=True it is refused naming both, whatever the values (tester finding optparity 2:
+    it was taken and did nothing, and pickle=True overrode serialized_python=False)."""
+    c = mcpool.Client([server.addr], serialized_python=True)
+    c.set("sp", {"a": [1, 2]})
+    assert c.get("sp") == {"a": [1, 2]}
+    assert mcpool.Client([server.addr], pickle=True).get("sp") == {"a": [1, 2]}
+    with pytest.raises(mcpool.ClientTypeError):
+        mcpool.Client([server.addr], serialized_python=False).set("sp2", {"a": 1})
+    for value in (False, True):
+        with pytest.raises(mcpool.ConfigurationError, match=r"pickle.*serialized_python|"
+                                                            r"serialized_python.*pickle"):
+            mcpool.Client([server.addr], pickle=True, serialized_python=value)

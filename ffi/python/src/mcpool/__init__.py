@@ -488,6 +488,11 @@ class Client(_Client):
             if not -1 <= pickle_protocol <= _pickle.HIGHEST_PROTOCOL:
                 raise ClientError("pickle_protocol must be in -1..%d (-1: the highest), got %d"
                                   % (_pickle.HIGHEST_PROTOCOL, pickle_protocol))
+        # pickle=True is the core's serialized_python by another name: given beside it
+        # (whatever the values), the core refuses the two, naming both (tester finding
+        # optparity 2: pickle=True silently overrode serialized_python=False)
+        if pickle and any(n == "serialized_python" for _, n, _ in opts):
+            opts.append(("pickle", "serialized_python", True))
         # the preset first: it sets defaults that the other options then override
         pairs = sorted(((g, n, _text(n, v, g)) for g, n, v in opts),
                        key=lambda p: p[1] != "preset")
