@@ -233,6 +233,28 @@ public class McpoolTest extends ServerTestBase {
         }
     }
 
+    /** setCounterUnsigned stores a counter from 2^63 to 2^64-1 as setCounter stores the others,
+     * decimal text with raw flags 0, in every value format (tester finding javateam2 1: the
+     * documented setBytes(..., 0, ...) recipe stored the bytes kind's flags under spymemcached
+     * and whalin, a byte[] to those clients). */
+    @Test
+    public void setCounterUnsignedIsRawFlagsZeroInEveryFormat() throws Exception {
+        for (String fmt : new String[] {"mcpool", "whalin", "spymemcached", "pylibmc"}) {
+            try (Mcpool mc = Mcpool.builder().servers(server.addr()).valueFormat(fmt).build()) {
+                String k = "m:unsigned:" + fmt;
+                assertTrue(mc.setCounterUnsigned(k, -1L, 0));
+                TestServer.RawItem raw = server.raw(k);
+                assertEquals(fmt, 0, raw.flags);
+                assertArrayEquals(fmt, "18446744073709551615".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                    raw.data);
+                assertEquals(fmt, 0, mc.incr(k, 1).getAsLong()); // wraps, as memcached's counters
+                assertTrue(mc.setCounterUnsigned(k, Long.MIN_VALUE, 0));
+                assertArrayEquals(fmt, "9223372036854775808".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                    server.raw(k).data);
+            }
+        }
+    }
+
     /** Tester findings: flags above 16 bits were rewritten (0x12345 stored as 0x1012345, a
      * text value), and cas with CAS 0 was an unconditional set over binary. The core refuses
      * both before anything is sent, on every protocol. */
