@@ -1696,3 +1696,18 @@ fn a_refused_setting_meant_to_secure_the_traffic_names_the_option_it_meant() {
     assert!(options::means_security("tsl_ca_file") && options::means_security("xtls"));
     assert!(!options::means_security("io_timout") && !options::means_security("servers"));
 }
+
+/// An integer out of its range names the range, for every integer option alike (tester
+/// finding optparity 5: `max_size=0` said only "out of range").
+#[test]
+fn an_integer_out_of_range_names_the_range() {
+    for (name, value, range) in [
+        ("max_size", "0", "out of range 1 to 65536"),
+        ("min_idle", "65537", "out of range 0 to 65536"),
+        ("failure_limit", "0", "out of range 1 to 4294967295"),
+        ("max_size", "-1", "out of range 1 to 65536"),
+    ] {
+        let m = message(ClientBuilder::new().set(name, value).unwrap_err());
+        assert!(m.contains(range), "{name}={value}: {m}");
+    }
+}
