@@ -890,6 +890,12 @@ Every one of them on purpose; each is described where its method is.
 
 =over
 
+=item * B<Argument counts>: a method croaks (C<Usage: ...>) when called with fewer or more
+arguments than it takes: C<get()> without a key, C<set('k')> without a value, C<cas('k')>,
+C<gat('k')> without an expiry, and C<get('k', 'extra')> with one too many, where
+Cache::Memcached::Fast ignores the extra ones (and reads a missing one as C<undef>). A call
+that would send something else than its caller meant is refused, never guessed at.
+
 =item * B<ithreads>: an object is not cloned into a new thread (there it is an unblessed
 reference; see L</FORK AND THREADS>): create a client in each thread. Cache::Memcached::Fast
 clones it (a new client from the same constructor arguments).
