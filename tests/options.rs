@@ -1670,7 +1670,18 @@ fn a_refused_setting_meant_to_secure_the_traffic_names_the_option_it_meant() {
         ("libmemcached_config", "--SEVRER=h:1", None),
         ("io_timout", "", None),
         ("servers", "", None),
-        ("user", "", None),
+        ("user", "", Some("sasl_username")),
+        // more of them (tester finding retest49 1: these built a plain-text client in C)
+        ("client_cert", "", Some("tls_client_cert")),
+        ("client_key", "", Some("tls_client_key")),
+        ("certfile", "", Some("tls_client_cert")),
+        ("keyfile", "", Some("tls_client_key")),
+        ("starttls", "", Some("tls")),
+        ("pass", "", Some("sasl_password")),
+        ("redis_password", "", Some("sasl_password")),
+        ("my_cert", "", Some("tls")),
+        ("key_prefix_x", "", None),
+        ("username_x", "", None),
         // other clients' names (tester finding retest48 2 and 3): the option each means
         ("use_tls", "", Some("tls")),
         ("Enable-TLS", "", Some("tls")),
@@ -1709,5 +1720,21 @@ fn an_integer_out_of_range_names_the_range() {
     ] {
         let m = message(ClientBuilder::new().set(name, value).unwrap_err());
         assert!(m.contains(range), "{name}={value}: {m}");
+    }
+}
+
+/// A refusal's message has no run of spaces (tester finding retest49 3: a line continuation
+/// left 18 in the duration form).
+#[test]
+fn refusals_have_no_runs_of_spaces() {
+    for (name, value) in [
+        ("io_timeout", "soon"),
+        ("operation_timeout", "soon"),
+        ("retry_timeout", "soon"),
+        ("max_size", "0"),
+        ("compression", "maybe"),
+    ] {
+        let m = message(ClientBuilder::new().set(name, value).unwrap_err());
+        assert!(!m.contains("  "), "{name}: {m:?}");
     }
 }

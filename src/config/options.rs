@@ -82,13 +82,16 @@ impl OptionType {
             // milliseconds in the text form, seconds for Python's and Perl's numbers; so it
             // says both: tester findings retest27 5, optparity 4)
             OptionType::Duration => {
-                "a duration above zero with its unit (250ms, 1.5s, 2s, 500us); a bare number                  is milliseconds as text, seconds as a Python or Perl number"
+                "a duration above zero with its unit (250ms, 1.5s, 2s, 500us); a bare number \
+                 is milliseconds as text, seconds as a Python or Perl number"
             }
             OptionType::DurationOrNone => {
-                "a duration with its unit (250ms, 1.5s, 2s, 500us), or 0 for none; a bare                  number is milliseconds as text, seconds as a Python or Perl number"
+                "a duration with its unit (250ms, 1.5s, 2s, 500us), or 0 for none; a bare number \
+                 is milliseconds as text, seconds as a Python or Perl number"
             }
             OptionType::DurationOrZero => {
-                "a duration with its unit (250ms, 1.5s, 2s, 500us), 0 allowed; a bare number                  is milliseconds as text, seconds as a Python or Perl number"
+                "a duration with its unit (250ms, 1.5s, 2s, 500us), 0 allowed; a bare number \
+                 is milliseconds as text, seconds as a Python or Perl number"
             }
             OptionType::Bool => "true/false, 1/0, yes/no or on/off",
             OptionType::Integer => "a decimal integer",
@@ -295,10 +298,13 @@ impl OptionSpec {
         let named = std::mem::take(&mut b.named);
         // An earlier base's settings back to their defaults first (not its servers, which
         // `string_servers` keeps apart): a later preset replaces an earlier one, never mixes
-        // with what it left (tester finding optparity 1).
-        let earlier = std::mem::take(&mut b.base_applied);
-        for name in earlier.iter().filter(|n| **n != "servers") {
-            b = OPTIONS[find(name)?].reset(b)?;
+        // with what it left (tester finding optparity 1); `preset=none` leaves none. An empty
+        // one changes nothing (a binding's `libmemcached_config => ''` keeps its default).
+        if given || text.trim_ascii().eq_ignore_ascii_case(b"none") {
+            let earlier = std::mem::take(&mut b.base_applied);
+            for name in earlier.iter().filter(|n| **n != "servers") {
+                b = OPTIONS[find(name)?].reset(b)?;
+            }
         }
         b.applying_base = true;
         let mut b = apply(b)?;
@@ -1130,7 +1136,17 @@ const SECURITY_ALIASES: &[(&str, &str)] = &[
     ("tls_hostname", "tls_server_name"),
     ("tls_sni", "tls_server_name"),
     ("server_hostname", "tls_server_name"),
+    ("client_cert", "tls_client_cert"),
+    ("client_key", "tls_client_key"),
+    ("certfile", "tls_client_cert"),
+    ("keyfile", "tls_client_key"),
+    ("cert_file", "tls_client_cert"),
+    ("key_file", "tls_client_key"),
+    ("starttls", "tls"),
     ("passwd", "sasl_password"),
+    ("pass", "sasl_password"),
+    ("user", "sasl_username"),
+    ("login", "sasl_username"),
     ("sasl_passwd", "sasl_password"),
     ("sasl_user", "sasl_username"),
 ];
@@ -1160,10 +1176,11 @@ pub fn find(name: &str) -> Result<usize> {
 }
 
 /// Whether `name` names, or nearly names, an option that secures the traffic, as users of
-/// other clients spell them: any name with a word `tls`, `ssl` or `sasl` (case ignored,
+/// other clients spell them: any name with a word `tls`, `ssl`, `sasl`, `starttls`, `cert`,
+/// `certfile`, `keyfile`, `password` or `passwd` (case ignored,
 /// `-` read as `_`: `tls_cafile`, `SSL-CA`, `sasl_user`, `use_tls`, `enable-ssl`) or
 /// beginning with one, pylibmc's `username` and `password`, `passwd`, another client's name
-/// of such an option ([`SECURITY_ALIASES`]: `ca_file`, `cafile`), and a name that is no
+/// of such an option (`SECURITY_ALIASES`: `ca_file`, `cafile`), and a name that is no
 /// option within two letters of such an option's (`tsl_ca_file`). A surface that only warns
 /// of an unknown name (Perl, as Cache::Memcached::Fast) refuses such a one instead: warned
 /// about, the client would talk plain text.
@@ -1171,9 +1188,13 @@ pub fn means_security(name: &str) -> bool {
     let norm = normalized(name);
     ["tls", "ssl"].iter().any(|p| norm.starts_with(p))
         || is_sasl_word(&norm)
-        || norm
-            .split('_')
-            .any(|word| matches!(word, "tls" | "ssl" | "sasl"))
+        || norm.split('_').any(|word| {
+            matches!(
+                word,
+                "tls" | "ssl" | "sasl" | "starttls" | "cert" | "certfile" | "keyfile"
+                    | "password" | "passwd"
+            )
+        })
         || security_alias(&norm).is_some()
         // a misspelt one: no option, within two letters of one that secures the traffic
         // (`tsl_ca_file`, `xtls`: tester finding retest47 2)
@@ -1223,9 +1244,11 @@ pub fn secured_by(name: &str, value: &[u8]) -> Option<&'static str> {
     let has_word = |w: &[&str]| norm.split('_').any(|word| w.contains(&word));
     // its family by its first letters or a word of it (`enable_sasl`), else by the closest
     // option (`tsl_ca_file`)
-    let family = if as_tls.starts_with("tls") || has_word(&["tls", "ssl"]) {
+    let family = if as_tls.starts_with("tls")
+        || has_word(&["tls", "ssl", "starttls", "cert", "certfile", "keyfile"])
+    {
         Some(false)
-    } else if is_sasl_word(&norm) || has_word(&["sasl"]) {
+    } else if is_sasl_word(&norm) || has_word(&["sasl", "password", "passwd"]) {
         Some(true)
     } else {
         None
