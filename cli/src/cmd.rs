@@ -796,10 +796,23 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
                             spec.options.iter().map(|o| o.trim_start_matches('-')),
                         )
                     });
-                    let theirs = match (spec.options, close.as_slice()) {
-                        ([], _) => String::new(),
-                        (o, []) => format!(" (its options: {})", o.join(", ")),
-                        (o, close) => format!(
+                    // else the closest global option, which goes before the command (tester
+                    // finding retest49 5: `get k --protcol meta` named none)
+                    let global = match close.as_slice() {
+                        [] => flag.map_or_else(Vec::new, |f| {
+                            mcpool::config::options::close_names(f.trim_start_matches('-'))
+                        }),
+                        _ => Vec::new(),
+                    };
+                    let theirs = match (spec.options, close.as_slice(), global.as_slice()) {
+                        (_, [], [meant, ..]) => format!(
+                            " (did you mean --{}? a global option: global options go before                              the command: mcpool --{} ... {command} ...)",
+                            meant.replace('_', "-"),
+                            meant.replace('_', "-")
+                        ),
+                        ([], _, _) => String::new(),
+                        (o, [], []) => format!(" (its options: {})", o.join(", ")),
+                        (o, close, _) => format!(
                             " (did you mean --{}? its options: {})",
                             close.join(", --"),
                             o.join(", ")

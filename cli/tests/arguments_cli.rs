@@ -525,6 +525,11 @@ fn messages_name_what_is_at_fault() {
             &["set", "k", "v", "--zzzzz", "5"][..],
             "set takes no option --zzzzz (its options:",
         ),
+        // a misspelt global option: the closest one, and where it goes (retest49 5)
+        (
+            &["get", "k", "--protcol", "meta"][..],
+            "(did you mean --protocol? a global option",
+        ),
     ] {
         let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))
             .args(["--servers", &s])
