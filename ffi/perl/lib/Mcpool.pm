@@ -211,7 +211,9 @@ sub _core_options {
     }
     $add->(compress_ratio => compression_ratio => _num($conf, 'compress_ratio', 0, 1));
     $add->(max_size => max_value_size => _num($conf, 'max_size', 1, 1 << 30, 'bytes (1 GiB)'));
-    $add->(pool_size => max_size => _num($conf, 'pool_size', 1, $U32));
+    # a number; its range is the core's (1 to 65536: tester finding retest49 2, where this
+    # said 1 to 4294967295 for 0 and the core 1 to 65536 for 70000)
+    $add->(pool_size => max_size => _num($conf, 'pool_size', -$INF, $INF));
     # Cache::Memcached's no_rehash: true, a dead server's keys fail (the core's fail-fast);
     # false (its default), they go to another server (rehash), whatever the preset.
     $add->(no_rehash => failover => $conf->{no_rehash} ? 'fail-fast' : 'rehash')
@@ -1898,7 +1900,7 @@ starts; when it returns, it holds a message only if that call failed: it returne
 item's message), or it croaked: then the croak's message, as C<$@> has it without the
 C<" at FILE line N."> Perl adds, whatever refused (the binding's own checks of its
 arguments, C<Mcpool::get: the key is undef>, C<set_counter "k": the value must be a decimal
-integer ...>, C<Mcpool-E<gt>new: pool_size must be ...>; the argument count, C<Usage:
+integer ...>, C<Mcpool-E<gt>new: compress_ratio must be ...>; the argument count, C<Usage:
 Mcpool::get(m, key)>; a client destroyed or not an C<Mcpool>; or the core). A die of the
 caller's own code run during the call (the freeze method of C<serialize_methods>, a key's
 overloaded C<"">, a tied argument's C<FETCH>, a signal handler) is not a failure of the

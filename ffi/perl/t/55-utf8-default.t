@@ -64,8 +64,6 @@ for my $case ([ { value_format => 'pylibmc' }, 16, 'pylibmc' ],
 for my $case ([ {}, 'the default (cache-memcached-fast)' ],
               [ { value_format => 'cache-memcached-fast' }, 'cache-memcached-fast' ],
               [ { value_format => 'CMF' }, 'cache-memcached-fast as cmf' ],
-              [ { value_format => 'cache-memcached' }, 'cache-memcached' ],
-              [ { preset => 'cache-memcached' }, 'the cache-memcached preset' ],
               [ { value_format => 'spymemcached' }, 'spymemcached (text is flags 0)' ],
               [ { value_format => 'libmemcached' }, 'libmemcached (no text kind)' ],
               [ { value_format => 'pylibmc', utf8 => 0 }, 'pylibmc with utf8 => 0 given' ],
@@ -85,6 +83,18 @@ for my $case ([ {}, 'the default (cache-memcached-fast)' ],
     my $v = $m->get('py-str0');
     is($v, "caf\xc3\xa9", 'pylibmc, utf8 => 0: a Python str reads as its UTF-8 bytes');
     ok(!utf8::is_utf8($v), '... not decoded');
+}
+
+# Off under Cache::Memcached's format: a character string as Perl holds it, as Cache::Memcached
+# writes it (tester finding migration 1): a wide one as its UTF-8, a decoded Latin-1 one
+# (upgraded) as its UTF-8 too; t/65-cache-memcached-strings.t compares with Cache::Memcached
+for my $case ([ { value_format => 'cache-memcached' }, 'cache-memcached' ],
+              [ { preset => 'cache-memcached' }, 'the cache-memcached preset' ]) {
+    my ($opt, $name) = @$case;
+    my $m = Mcpool->new({ servers => [$srv], namespace => $p, %$opt });
+    ok($m->set("cm-wide", $wide), "$name: a wide character is stored");
+    is(($m->get_bytes('cm-wide'))[0], Encode::encode_utf8($wide), '... as its UTF-8 bytes');
+    ok(!utf8::is_utf8($m->get('cm-wide')), '... and read back as bytes');
 }
 
 # utf8 => 1 given under the Perl clients' format: on, flag 4 (as Cache::Memcached::Fast's)

@@ -134,7 +134,7 @@ croaks_into_last_error("xsubpp's usage check (disconnect_all)", sub { $m->discon
 
 # ----- lib/Mcpool.pm's (Mcpool::_croak), and the core's refusals it re-croaks -----
 croaks_into_last_error('new with a bad pool_size', sub { Mcpool->new({ servers => [$srv], pool_size => 0 }) },
-    q{Mcpool->new: pool_size must be a number between 1 and 4294967295 (got '0')});
+    q{Mcpool->new: pool_size: option max_size: bad value 0: out of range 1 to 65536; accepted: a decimal integer (1 to 65536)});
 croaks_into_last_error('new with a bad option the core refuses',
     sub { Mcpool->new({ servers => [$srv], protocol => 'bogus' }) },
     qr/^Mcpool->new: protocol: option protocol: bad value "bogus": unknown protocol "bogus"/);

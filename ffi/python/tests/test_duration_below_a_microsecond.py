@@ -43,5 +43,17 @@ def test_negative_nan_and_infinite_seconds_are_refused_naming_them(option, value
     with pytest.raises(mcpool.ConfigurationError) as info:
         mcpool.Client(["127.0.0.1:1"], tcp_keepalive=True, **{option: value})
     assert str(info.value).startswith(
-        "option %s: bad value %r: a duration is a finite number of seconds, 0 or more"
+        "option %s: bad value %r: a duration is a finite number of seconds, not negative"
         % (option, value)), str(info.value)
+
+
+@pytest.mark.parametrize("value", [1e300, 2**64, 18446744074.5])
+def test_a_number_of_seconds_too_long_is_refused_as_given(value):
+    """Named as the caller wrote it, with the limit, never as the 300-digit text it would
+    become (tester finding retest49 4)."""
+    with pytest.raises(mcpool.ConfigurationError) as info:
+        mcpool.Client(["127.0.0.1:1"], io_timeout=value)
+    assert str(info.value) == (
+        "option io_timeout: bad value %r: too long (at most 18446744073 seconds, "
+        "2**64 nanoseconds)" % (value,)), str(info.value)
+    assert mcpool.Client(["127.0.0.1:1"], io_timeout=18446744073, min_idle=0) is not None

@@ -431,6 +431,7 @@ def test_serialized_python_is_pickle_by_its_core_name(server):
     with pytest.raises(mcpool.ClientTypeError):
         mcpool.Client([server.addr], serialized_python=False).set("sp2", {"a": 1})
     for value in (False, True):
-        with pytest.raises(mcpool.ConfigurationError, match=r"pickle.*serialized_python|"
-                                                            r"serialized_python.*pickle"):
-            mcpool.Client([server.addr], pickle=True, serialized_python=value)
+        for pickle in (False, True):
+            with pytest.raises(mcpool.ConfigurationError, match=r"pickle.*serialized_python|"
+                                                                r"serialized_python.*pickle"):
+                mcpool.Client([server.addr], pickle=pickle, serialized_python=value)

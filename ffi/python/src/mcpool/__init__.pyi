@@ -256,7 +256,7 @@ class Client(_Client):
         *,
         weights: Optional[Sequence[int]] = None,
         binary: bool = False,
-        pickle: bool = False,
+        pickle: Optional[bool] = None,
         pickle_protocol: Optional[int] = None,
         on_event: Optional[Callable[[str, str, int, float], Any]] = None,
         min_compress_len: Optional[int] = None,
