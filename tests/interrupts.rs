@@ -176,17 +176,22 @@ fn an_interrupt_check_that_says_go_on_does_not_end_the_call() {
     mcpool::set_interrupt_check(None);
 }
 
-#[test]
-fn an_interrupt_check_that_says_stop_ends_the_call_and_drops_the_connection() {
-    let _one = SIGNALS.lock().unwrap_or_else(|e| e.into_inner());
-    static STOP: AtomicBool = AtomicBool::new(false);
+/// A client of a deliberately silent fake server, with an interrupt check that always says
+/// stop (set process-wide: the caller holds `SIGNALS` and clears it at the end).
+fn stopping_client() -> (SilentServer, Client) {
     fn stop() -> bool {
-        STOP.load(Ordering::Relaxed)
+        true
     }
     let silent = SilentServer::start();
     let c = client(std::slice::from_ref(&silent.addr), "5s", "text");
-    STOP.store(true, Ordering::Relaxed);
     mcpool::set_interrupt_check(Some(stop));
+    (silent, c)
+}
+
+#[test]
+fn an_interrupt_check_that_says_stop_ends_the_call_and_drops_the_connection() {
+    let _one = SIGNALS.lock().unwrap_or_else(|e| e.into_inner());
+    let (_silent, c) = stopping_client();
     for _ in 0..2 {
         let start = Instant::now();
         let res = {
@@ -213,14 +218,7 @@ fn an_interrupt_check_that_says_stop_ends_the_call_and_drops_the_connection() {
 #[test]
 fn an_interrupted_write_that_was_sent_has_an_unknown_outcome() {
     let _one = SIGNALS.lock().unwrap_or_else(|e| e.into_inner());
-    static STOP: AtomicBool = AtomicBool::new(false);
-    fn stop() -> bool {
-        STOP.load(Ordering::Relaxed)
-    }
-    let silent = SilentServer::start();
-    let c = client(std::slice::from_ref(&silent.addr), "5s", "text");
-    STOP.store(true, Ordering::Relaxed);
-    mcpool::set_interrupt_check(Some(stop));
+    let (_silent, c) = stopping_client();
     type Call<'a> = &'a dyn Fn() -> Result<(), Error>;
     let interrupted = |f: Call| {
         let _signals = Pester::start(Duration::from_millis(100));
