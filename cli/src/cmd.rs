@@ -805,11 +805,13 @@ fn parse_args<'a>(spec: &Spec, args: &'a [Vec<u8>]) -> Result<Parsed<'a>, String
                         _ => Vec::new(),
                     };
                     let theirs = match (spec.options, close.as_slice(), global.as_slice()) {
-                        (_, [], [meant, ..]) => format!(
-                            " (did you mean --{}? a global option: global options go before                              the command: mcpool --{} ... {command} ...)",
-                            meant.replace('_', "-"),
-                            meant.replace('_', "-")
-                        ),
+                        (_, [], [meant, ..]) => {
+                            let meant = crate::flag_name(meant);
+                            format!(
+                                " (did you mean --{meant}? a global option: global options go \
+                                 before the command: mcpool --{meant} ... {command} ...)"
+                            )
+                        }
                         ([], _, _) => String::new(),
                         (o, [], []) => format!(" (its options: {})", o.join(", ")),
                         (o, close, _) => format!(

@@ -528,7 +528,8 @@ fn messages_name_what_is_at_fault() {
         // a misspelt global option: the closest one, and where it goes (retest49 5)
         (
             &["get", "k", "--protcol", "meta"][..],
-            "(did you mean --protocol? a global option",
+            "(did you mean --protocol? a global option: global options go before the \
+             command: mcpool --protocol ... get ...)",
         ),
     ] {
         let o = Command::new(env!("CARGO_BIN_EXE_mcpool"))

@@ -2382,30 +2382,26 @@ _new(class, addrs, weights, core, opts)
             for (kd = 0; kd <= MCPOOL_KIND_JAVA_SERIALIZED; kd++)
                 m->kind_flags[kd] = mcpool_client_kind_flags(m->client, (mcpool_kind)kd, &kf) == MCPOOL_OK
                                     ? (int64_t)kf : -1;
-            if (!SvOK(utf8_opt)) {
-                /* utf8 not given: on where the format in force (whichever option set it, in
-                 * any spelling) has a text kind and is not a Perl client's: mcpool's, the
-                 * Python ones', Whalin's, whose peers read and write text, not Latin-1 bytes
-                 * (tester finding crosslang 3); off under cache-memcached-fast and
-                 * cache-memcached (Cache::Memcached::Fast's default) and where the format
-                 * has no text kind (spymemcached's is flags 0, read as bytes; libmemcached) */
+            {
+                /* the value format in force (whichever option set it, in any spelling) */
                 const char *fmt = NULL;
                 size_t fmt_len = 0;
-                m->utf8 = m->kind_flags[MCPOOL_KIND_TEXT] >= 0 &&
-                          mcpool_client_value_format(m->client, &fmt, &fmt_len) == MCPOOL_OK &&
-                          !(fmt_len == 20 && memcmp(fmt, "cache-memcached-fast", 20) == 0) &&
-                          !(fmt_len == 15 && memcmp(fmt, "cache-memcached", 15) == 0);
-            }
-            {
+                int known = mcpool_client_value_format(m->client, &fmt, &fmt_len) == MCPOOL_OK;
+                int cm = known && fmt_len == 15 && memcmp(fmt, "cache-memcached", 15) == 0;
+                int cmf = known && fmt_len == 20 && memcmp(fmt, "cache-memcached-fast", 20) == 0;
+                /* utf8 not given: on where the format has a text kind and is not a Perl
+                 * client's: mcpool's, the Python ones', Whalin's, whose peers read and write
+                 * text, not Latin-1 bytes (tester finding crosslang 3); off under
+                 * cache-memcached-fast and cache-memcached (Cache::Memcached::Fast's default)
+                 * and where the format has no text kind (spymemcached's is flags 0, read as
+                 * bytes; libmemcached) */
+                if (!SvOK(utf8_opt))
+                    m->utf8 = m->kind_flags[MCPOOL_KIND_TEXT] >= 0 && known && !cm && !cmf;
                 /* utf8 off under Cache::Memcached's format: a character string as Perl holds
                  * it, as Cache::Memcached (`use bytes`) writes it: an upgraded "caf\x{e9}" as
                  * its UTF-8 bytes, a wide character too; downgraded, it would be Latin-1 bytes
                  * there and UTF-8 here for the same string (tester finding migration 1) */
-                const char *fmt = NULL;
-                size_t fmt_len = 0;
-                m->as_held = !m->utf8 &&
-                             mcpool_client_value_format(m->client, &fmt, &fmt_len) == MCPOOL_OK &&
-                             fmt_len == 15 && memcmp(fmt, "cache-memcached", 15) == 0;
+                m->as_held = !m->utf8 && cm;
             }
             /* the kinds the format lacks were asked about, not failures of this call */
             mcpool_last_error_clear();
